@@ -1,0 +1,91 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "greenroom",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
+    products: [
+        .library(name: "GreenroomProtocol", targets: ["GreenroomProtocol"]),
+        .library(name: "GreenroomServer", targets: ["GreenroomServer"]),
+        .library(name: "Greenroom", targets: ["Greenroom"]),
+        .library(name: "GreenroomUI", targets: ["GreenroomUI"]),
+        .executable(name: "greenroom", targets: ["greenroom"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", from: "1.6.0"),
+    ],
+    targets: [
+        .target(
+            name: "GreenroomProtocol",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GreenroomServer",
+            dependencies: [
+                "GreenroomProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Greenroom",
+            dependencies: [
+                "GreenroomProtocol",
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "GreenroomUI",
+            dependencies: ["Greenroom"],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "greenroom",
+            dependencies: [
+                "GreenroomServer",
+                "Greenroom",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GreenroomProtocolTests",
+            dependencies: ["GreenroomProtocol"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "GreenroomServerTests",
+            dependencies: ["GreenroomServer", "Greenroom", "GreenroomProtocol", "greenroom"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Supplies a fresh token when the current one has expired or been refused.
+public typealias TokenProvider = @Sendable () async throws -> String
+
+/// How a ``GreenroomClient`` connects, retries and waits.
+public struct ClientConfiguration: Sendable {
+    /// The server's base URL, `http://host:port` or `https://host`; the WebSocket is at
+    /// `/v1/connect` on the same host (`ws://` or `wss://`).
+    public var serverURL: URL
+    /// The first reconnect delay; each failed attempt doubles it, up to ``maxReconnectDelay``,
+    /// and every delay is jittered (50–100 % of it) so that clients spread out.
+    public var initialReconnectDelay: Duration = .milliseconds(250)
+    /// The longest reconnect delay.
+    public var maxReconnectDelay: Duration = .seconds(10)
+    /// How long a command waits for its reply (and for a connection, when sent while reconnecting).
+    public var commandTimeout: Duration = .seconds(15)
+    /// How often the client pings the server to find out whether the connection still works.
+    public var heartbeatInterval: Duration = .seconds(20)
+    /// The largest frame the client accepts from the server.
+    public var maxInboundFrameBytes: Int = 16 * 1024 * 1024
+
+    /// Makes a configuration for the server at `serverURL`.
+    public init(serverURL: URL) {
+        self.serverURL = serverURL
+    }
+
+    /// The WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/connect`.
+    public var webSocketURL: String {
+        var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.scheme = (components.scheme == "https" || components.scheme == "wss") ? "wss" : "ws"
+        components.path = "/v1/connect"
+        components.query = nil
+        return components.string ?? "ws://127.0.0.1:8080/v1/connect"
+    }
+
+    /// The HTTP URL of a path on the server.
+    public func httpURL(_ path: String) -> URL {
+        var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) ?? URLComponents()
+        components.scheme = (components.scheme == "wss" || components.scheme == "https") ? "https" : "http"
+        components.path = path
+        return components.url ?? serverURL
+    }
+}
+
+/// The state of a client's connection.
+public enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
+    /// Made, never connected.
+    case initialized
+    /// Connecting for the first time.
+    case connecting
+    /// Connected and every subscription resumed: ready to send and receive.
+    case connected
+    /// The connection was lost; reconnecting (attempt 1, 2, …) and resuming subscriptions.
+    case reconnecting(attempt: Int)
+    /// Not connected and not trying: `nil` when the app disconnected, otherwise why
+    /// (for example `tokenExpired` with no token provider to get a fresh one).
+    case disconnected(GreenroomError?)
+
+    /// Whether commands can be sent now.
+    public var isConnected: Bool { self == .connected }
+
+    /// A short description, e.g. `reconnecting(2)`.
+    public var description: String {
+        switch self {
+        case .initialized: "initialized"
+        case .connecting: "connecting"
+        case .connected: "connected"
+        case .reconnecting(let attempt): "reconnecting(\(attempt))"
+        case .disconnected(let error): error.map { "disconnected(\($0.name))" } ?? "disconnected"
+        }
+    }
+}
+
+/// Receives a client's connection changes and recovery reports on the main actor.
+/// Every method has a default that does nothing.
+@MainActor
+public protocol GreenroomClientDelegate: AnyObject, Sendable {
+    /// The connection state changed.
+    func client(_ client: GreenroomClient, didChangeConnectionState state: ConnectionState)
+    /// A subscription resumed after a reconnect; when `recovered` is `false` events were
+    /// missed (the log no longer held them): reload what the stream describes.
+    func client(_ client: GreenroomClient, didResubscribe stream: String, recovered: Bool)
+}
+
+extension GreenroomClientDelegate {
+    /// Does nothing.
+    public func client(_ client: GreenroomClient, didChangeConnectionState state: ConnectionState) {}
+    /// Does nothing.
+    public func client(_ client: GreenroomClient, didResubscribe stream: String, recovered: Bool) {}
+}

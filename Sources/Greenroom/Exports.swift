@@ -1,0 +1,2 @@
+// The wire types (RawJSON, errors, users, events) are part of the SDK's API.
+@_exported import GreenroomProtocol

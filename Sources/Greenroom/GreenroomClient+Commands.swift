@@ -1,0 +1,107 @@
+import Foundation
+import NIOCore
+import NIOWebSocket
+import WSClient
+
+extension GreenroomClient {
+    /// Sends a command and decodes its result.
+    ///
+    /// Waits for the connection when the client is (re)connecting, up to the command
+    /// timeout. A refused command throws the server's ``GreenroomError``; a connection lost
+    /// before the reply throws `connectionLost` (the outcome is unknown: resend with an
+    /// idempotency key where the operation takes one).
+    public func send<Result: Decodable>(_ op: String, args: some Encodable & Sendable, as type: Result.Type = Result.self) async throws -> Result {
+        try await waitUntilReady()
+        let raw = try await sendNow(op, args: try RawJSON(encoding: args))
+        do {
+            return try raw.decode(as: Result.self)
+        } catch {
+            throw GreenroomError(.internalError, "the reply to \(op) does not decode as \(Result.self): \(error)")
+        }
+    }
+
+    /// Sends a command with raw arguments and returns its raw result.
+    public func sendRaw(_ op: String, args: RawJSON? = nil) async throws -> RawJSON {
+        try await waitUntilReady()
+        return try await sendNow(op, args: args)
+    }
+
+    /// Sends on the current connection without waiting for `connected` (used to resubscribe).
+    func sendNow(_ op: String, args: RawJSON?, onReply: (@Sendable (RawJSON) -> Void)? = nil) async throws -> RawJSON {
+        let timeout = configuration.commandTimeout
+        let (id, outbound) = state.withLock { state -> (UInt64, WebSocketOutboundWriter?) in
+            defer { state.nextCommandId += 1 }
+            return (state.nextCommandId, state.outbound)
+        }
+        guard let outbound else { throw GreenroomError(.connectionLost, "not connected") }
+        let frame = try WireCoding.encoder.encode(CommandFrame(id: id, op: op, args: args))
+        guard frame.count <= Limits.maxClientFrameBytes else {
+            throw GreenroomError(.payloadTooLarge, "the command is \(frame.count) bytes; the server accepts at most \(Limits.maxClientFrameBytes)")
+        }
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            let command = self.state.withLock { $0.pending.removeValue(forKey: id) }
+            command?.continuation.resume(throwing: GreenroomError(.timeout, "no reply to \(op) within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            state.withLock { $0.pending[id] = PendingCommand(continuation: continuation, onReply: onReply) }
+            Task {
+                do {
+                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+                } catch {
+                    let command = self.state.withLock { $0.pending.removeValue(forKey: id) }
+                    command?.continuation.resume(throwing: GreenroomError(.connectionLost, "the command could not be sent: \(error)"))
+                }
+            }
+        }
+    }
+
+    /// Subscribes to `stream`, resuming after `since` when given.
+    ///
+    /// The subscription's ``StreamSubscription/events`` then yield every event after the
+    /// position, in order, once each, across reconnects. Check ``StreamSubscription/recovered``:
+    /// `false` means the server no longer held every event after `since`.
+    public func subscribe(to stream: String, since: StreamPosition? = nil) async throws -> StreamSubscription {
+        try await waitUntilReady()
+        let subscription = StreamSubscription(stream: stream, client: self, since: since)
+        let added = state.withLock { state -> Bool in
+            guard state.subscriptions[stream] == nil else { return false }
+            state.subscriptions[stream] = subscription
+            return true
+        }
+        guard added else { throw GreenroomError(.alreadyExists, "already subscribed to \(stream)") }
+        do {
+            let result = try await sendSubscribe(subscription, since: since)
+            subscription.setInitialRecovery(result.recovered)
+            return subscription
+        } catch {
+            state.withLock { state in
+                if state.subscriptions[stream] === subscription { state.subscriptions[stream] = nil }
+            }
+            throw error
+        }
+    }
+
+    /// Sends `stream.subscribe`; the reply sets the subscription's position in the read
+    /// loop, before any event that follows it is handled.
+    func sendSubscribe(_ subscription: StreamSubscription, since: StreamPosition?) async throws -> SubscribeResult {
+        let args = try RawJSON(encoding: SubscribeArgs(stream: subscription.stream, since: since))
+        let raw = try await sendNow(Operation.subscribe, args: args) { raw in
+            if let result = try? raw.decode(as: SubscribeResult.self) { subscription.applySubscribeResult(result) }
+        }
+        return try raw.decode(as: SubscribeResult.self)
+    }
+
+    /// Stops receiving `subscription`'s stream.
+    func unsubscribe(_ subscription: StreamSubscription) async throws {
+        let removed = state.withLock { state -> Bool in
+            guard state.subscriptions[subscription.stream] === subscription else { return false }
+            state.subscriptions[subscription.stream] = nil
+            return true
+        }
+        subscription.finish()
+        guard removed, connectionState.isConnected else { return }
+        let _: EmptyResult = try await send(Operation.unsubscribe, args: UnsubscribeArgs(stream: subscription.stream))
+    }
+}

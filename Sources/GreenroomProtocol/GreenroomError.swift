@@ -1,0 +1,142 @@
+/// An error with a stable numeric code, a stable name and a human message: what every
+/// refused command, REST call and failed SDK call reports.
+///
+/// Codes are grouped in ranges so that a client can tell what kind of failure it met:
+/// - `1800xxx`: the request (malformed, invalid, not allowed, not found, too large).
+/// - `1900xxx`: the server or the connection (internal error, unavailable, connection lost).
+/// - `2700xxx`: chat, `2800xxx`: live events, `2900xxx`: stage meetings, `3000xxx`: video.
+///
+/// Compare errors by ``code``; ``message`` is for people and may change.
+public struct GreenroomError: Error, Codable, Hashable, Sendable, CustomStringConvertible {
+    /// The stable numeric code.
+    public var code: Int
+    /// The stable name of the code, e.g. `invalidParameterValue`.
+    public var name: String
+    /// What went wrong, for people.
+    public var message: String
+
+    /// Makes an error from a code and a message.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code.rawValue
+        self.name = code.name
+        self.message = message
+    }
+
+    /// Makes an error from raw parts, as decoded from the wire.
+    public init(code: Int, name: String, message: String) {
+        self.code = code
+        self.name = name
+        self.message = message
+    }
+
+    /// The known code of this error, if it is one this version knows.
+    public var errorCode: ErrorCode? { ErrorCode(rawValue: code) }
+
+    /// `name (code): message`.
+    public var description: String { "\(name) (\(code)): \(message)" }
+
+    /// Whether this error has the given code.
+    public func `is`(_ code: ErrorCode) -> Bool { self.code == code.rawValue }
+}
+
+/// The stable error codes. New codes are added; existing ones never change meaning.
+public enum ErrorCode: Int, CaseIterable, Sendable {
+    // 18001xx: frames and operations
+    /// The frame was not valid JSON or not a command.
+    case malformedFrame = 1800100
+    /// The operation is not one the server knows.
+    case unknownOperation = 1800101
+    // 18003xx: parameters, identity and permissions (the seeds' own codes keep their numbers)
+    /// An argument is missing, of the wrong type or out of range.
+    case invalidParameterValue = 1800300
+    /// A payload (extra data, message, upload) is over its size limit.
+    case payloadTooLarge = 1800301
+    /// Extra data uses a key the platform reserves.
+    case reservedKey = 1800302
+    /// No credentials were given.
+    case notAuthenticated = 1800303
+    /// The token is malformed, wrongly signed or uses an algorithm that is not accepted.
+    case invalidToken = 1800304
+    /// The token has expired: fetch a fresh one and reconnect.
+    case tokenExpired = 1800305
+    /// The caller is not allowed to do this.
+    case permissionDenied = 1800306
+    /// The thing named does not exist.
+    case notFound = 1800307
+    /// The thing being created exists already.
+    case alreadyExists = 1800308
+    /// Too many requests or subscriptions.
+    case rateLimited = 1800309
+    // 19000xx: server and connection
+    /// The server failed; the request may be retried.
+    case internalError = 1900000
+    /// The server is shutting down or a dependency is unavailable.
+    case unavailable = 1900001
+    /// The connection was lost before the reply came; the outcome is unknown.
+    case connectionLost = 1900100
+    /// No reply came in time; the outcome is unknown.
+    case timeout = 1900101
+    /// The client is not connected and was asked not to wait.
+    case notConnected = 1900102
+    // 28001xx: live events (the seed's numbers)
+    /// The live event does not exist.
+    case liveEventIdNotFound = 2800100
+    /// The live event's state does not allow this.
+    case actionNotAllowedInCurrentState = 2800101
+    /// Participants may not do this; hosts may.
+    case actionNotAllowedForParticipant = 2800102
+
+    /// The stable name of the code.
+    public var name: String {
+        switch self {
+        case .malformedFrame: "malformedFrame"
+        case .unknownOperation: "unknownOperation"
+        case .invalidParameterValue: "invalidParameterValue"
+        case .payloadTooLarge: "payloadTooLarge"
+        case .reservedKey: "reservedKey"
+        case .notAuthenticated: "notAuthenticated"
+        case .invalidToken: "invalidToken"
+        case .tokenExpired: "tokenExpired"
+        case .permissionDenied: "permissionDenied"
+        case .notFound: "notFound"
+        case .alreadyExists: "alreadyExists"
+        case .rateLimited: "rateLimited"
+        case .internalError: "internalError"
+        case .unavailable: "unavailable"
+        case .connectionLost: "connectionLost"
+        case .timeout: "timeout"
+        case .notConnected: "notConnected"
+        case .liveEventIdNotFound: "liveEventIdNotFound"
+        case .actionNotAllowedInCurrentState: "actionNotAllowedInCurrentState"
+        case .actionNotAllowedForParticipant: "actionNotAllowedForParticipant"
+        }
+    }
+}
+
+/// WebSocket close codes the server uses, in ranges that tell the client what to do.
+///
+/// - `1000`–`1999`: standard codes (`1009`: a frame over the 64 KiB limit).
+/// - `4000`–`4099`: reconnect and resume from the last positions.
+/// - `4100`–`4199`: do not reconnect with the same credentials.
+public enum CloseCode: Int, Sendable {
+    /// The server is shutting down or restarting: reconnect and resume.
+    case serverRestarting = 4000
+    /// The client read too slowly and its outbound queue overflowed: reconnect and resume.
+    case slowConsumer = 4001
+    /// No command or pong arrived in time.
+    case heartbeatTimeout = 4002
+    /// The token expired while connected: fetch a fresh token, then reconnect.
+    case tokenExpired = 4100
+    /// The user was deleted or its access revoked.
+    case forbidden = 4101
+    /// A frame was larger than the server accepts (the standard code 1009).
+    case messageTooBig = 1009
+
+    /// Whether a client should reconnect (possibly after fetching a fresh token).
+    public var shouldReconnect: Bool {
+        switch self {
+        case .serverRestarting, .slowConsumer, .heartbeatTimeout, .tokenExpired: true
+        case .forbidden, .messageTooBig: false
+        }
+    }
+}

@@ -1,0 +1,95 @@
+/// The names of the operations a client may send over the WebSocket.
+///
+/// Each is documented with its arguments and result in `docs/PROTOCOL.md`.
+public enum Operation {
+    /// Subscribe to a stream, optionally resuming from a position: ``SubscribeArgs`` → ``SubscribeResult``.
+    public static let subscribe = "stream.subscribe"
+    /// Stop receiving a stream: ``UnsubscribeArgs`` → ``EmptyResult``.
+    public static let unsubscribe = "stream.unsubscribe"
+    /// Read one user: ``UserGetArgs`` → ``User``.
+    public static let userGet = "user.get"
+    /// List users in cursor pages: ``UserListArgs`` → ``Page`` of ``User``.
+    public static let userList = "user.list"
+    /// Read the connected user: no arguments → ``User``.
+    public static let userMe = "user.me"
+    /// Replace the connected user's nickname, profile URL and extra data: ``UserUpdateArgs`` → ``User``.
+    public static let userUpdate = "user.update"
+    /// Set and unset fields of the connected user: ``UserPartialUpdateArgs`` → ``User``.
+    public static let userPartialUpdate = "user.partialUpdate"
+}
+
+/// Arguments of `stream.subscribe`.
+public struct SubscribeArgs: Codable, Sendable, Hashable {
+    /// The stream to subscribe to.
+    public var stream: String
+    /// The last position the client saw; events after it are replayed when the log still holds them.
+    public var since: StreamPosition?
+
+    /// Makes the arguments.
+    public init(stream: String, since: StreamPosition? = nil) {
+        self.stream = stream
+        self.since = since
+    }
+}
+
+/// Result of `stream.subscribe`.
+public struct SubscribeResult: Codable, Sendable, Hashable {
+    /// The stream's current epoch.
+    public var epoch: String
+    /// The stream's last offset when the subscription started; live events follow it.
+    public var offset: UInt64
+    /// Whether every event after `since` is delivered (replayed, then live). `false` when
+    /// the log no longer holds the gap or the epoch changed: reload the state the stream
+    /// describes. Always `true` when no `since` was given.
+    public var recovered: Bool
+    /// How many events are replayed before live ones.
+    public var replayed: Int
+
+    /// Makes the result.
+    public init(epoch: String, offset: UInt64, recovered: Bool, replayed: Int) {
+        self.epoch = epoch
+        self.offset = offset
+        self.recovered = recovered
+        self.replayed = replayed
+    }
+}
+
+/// Arguments of `stream.unsubscribe`.
+public struct UnsubscribeArgs: Codable, Sendable, Hashable {
+    /// The stream to leave.
+    public var stream: String
+
+    /// Makes the arguments.
+    public init(stream: String) { self.stream = stream }
+}
+
+/// Arguments of an app's event publication (REST `POST /v1/streams/{stream}/events`).
+public struct PublishArgs: Codable, Sendable, Hashable {
+    /// The event type, 1–64 characters; defaults to `app.event`.
+    public var type: String?
+    /// The event's data.
+    public var data: RawJSON
+    /// A key that makes a retried publication store one event, not two.
+    public var idempotencyKey: String?
+
+    /// Makes the arguments.
+    public init(type: String? = nil, data: RawJSON, idempotencyKey: String? = nil) {
+        self.type = type
+        self.data = data
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// A page of a cursor-paginated list.
+public struct Page<Item: Codable & Sendable & Hashable>: Codable, Sendable, Hashable {
+    /// The items of this page.
+    public var items: [Item]
+    /// The cursor of the next page; `nil` on the last page.
+    public var next: String?
+
+    /// Makes a page.
+    public init(items: [Item], next: String?) {
+        self.items = items
+        self.next = next
+    }
+}

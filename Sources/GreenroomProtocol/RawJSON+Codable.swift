@@ -1,0 +1,76 @@
+import Foundation
+
+extension RawJSON: Codable {
+    /// Decodes any JSON value; `null` becomes ``nil``.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .nil
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([RawJSON].self) {
+            self = .array(value)
+        } else if let value = try? container.decode([String: RawJSON].self) {
+            self = .dictionary(value)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not a JSON value")
+        }
+    }
+
+    /// Encodes the value as JSON. A number that is not finite (NaN, infinity) cannot be
+    /// written as JSON and throws `EncodingError.invalidValue`.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .number(let value):
+            guard value.isFinite else {
+                throw EncodingError.invalidValue(value, .init(codingPath: encoder.codingPath, debugDescription: "JSON numbers must be finite"))
+            }
+            try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .bool(let value): try container.encode(value)
+        case .dictionary(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .nil: try container.encodeNil()
+        }
+    }
+}
+
+extension RawJSON {
+    /// Parses JSON text (an object, array or scalar at the top level).
+    ///
+    /// - Throws: `DecodingError` when the text is not valid JSON.
+    public init(json data: Data) throws {
+        self = try JSONDecoder().decode(RawJSON.self, from: data)
+    }
+
+    /// Parses a JSON string (an object, array or scalar at the top level).
+    public init(json string: String) throws {
+        try self.init(json: Data(string.utf8))
+    }
+
+    /// Encodes any `Encodable` value into its JSON shape.
+    public init(encoding value: some Encodable) throws {
+        let data = try WireCoding.encoder.encode(value)
+        self = try WireCoding.decoder.decode(RawJSON.self, from: data)
+    }
+
+    /// The value as compact JSON text with sorted keys.
+    public func jsonData() throws -> Data {
+        try WireCoding.encoder.encode(self)
+    }
+
+    /// The value as compact JSON text with sorted keys.
+    public func jsonString() throws -> String {
+        String(decoding: try jsonData(), as: UTF8.self)
+    }
+
+    /// Decodes this value into a `Decodable` type, as if it had been read from JSON.
+    public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
+        try WireCoding.decoder.decode(T.self, from: try jsonData())
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A position in a stream: the offset of the last event seen and the stream's epoch.
+///
+/// Offsets start at 1 and increase by one per event. The epoch changes when the stream's
+/// history was lost (for example its log was reset); a position from another epoch cannot
+/// be resumed.
+public struct StreamPosition: Codable, Hashable, Sendable {
+    /// The offset of the last event seen (0 before the first event).
+    public var offset: UInt64
+    /// The stream's epoch; `nil` means "whatever the current epoch is".
+    public var epoch: String?
+
+    /// Makes a position.
+    public init(offset: UInt64, epoch: String?) {
+        self.offset = offset
+        self.epoch = epoch
+    }
+}
+
+/// One event on a stream, as stored in the stream's log and pushed to subscribers.
+public struct StreamEvent: Codable, Hashable, Sendable {
+    /// The stream, e.g. `user:alice`, `app:scores`, `channel:c1`.
+    public var stream: String
+    /// The event's offset in its stream (1, 2, 3, …).
+    public var offset: UInt64
+    /// The stream's epoch when the event was written.
+    public var epoch: String
+    /// The kind of event, e.g. `app.event`, `message.new`.
+    public var type: String
+    /// The event's data.
+    public var data: RawJSON
+    /// When the event was written.
+    public var at: Date
+
+    /// Makes an event.
+    public init(stream: String, offset: UInt64, epoch: String, type: String, data: RawJSON, at: Date) {
+        self.stream = stream
+        self.offset = offset
+        self.epoch = epoch
+        self.type = type
+        self.data = data
+        self.at = at
+    }
+
+    /// The position just after this event.
+    public var position: StreamPosition { StreamPosition(offset: offset, epoch: epoch) }
+}
+
+/// Stream names and their kinds.
+///
+/// - `user:ID`: a user's private stream; only that user may subscribe.
+/// - `app:NAME`: an app stream the app's backend publishes to; readable with a token grant
+///   `app:NAME` (or `app:*`).
+/// - further kinds (`channel:`, `live:`, `meeting:`, `videos`) belong to their capabilities.
+public enum StreamName {
+    /// The private stream of a user.
+    public static func user(_ id: String) -> String { "user:\(id)" }
+    /// A named app stream.
+    public static func app(_ name: String) -> String { "app:\(name)" }
+
+    /// The kind (the part before the first colon) and the rest of a stream name.
+    public static func split(_ stream: String) -> (kind: String, id: String) {
+        guard let colon = stream.firstIndex(of: ":") else { return (stream, "") }
+        return (String(stream[..<colon]), String(stream[stream.index(after: colon)...]))
+    }
+
+    /// Whether a stream name is well formed: 1–200 characters of letters, digits and `:_-.@*`,
+    /// with no `*` (wildcards are for grants only).
+    public static func isValid(_ stream: String) -> Bool {
+        guard (1...200).contains(stream.utf8.count) else { return false }
+        return stream.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: ":"), UInt8(ascii: "_"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "@"):
+                return true
+            default:
+                return false
+            }
+        }
+    }
+}

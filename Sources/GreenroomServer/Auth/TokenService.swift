@@ -1,0 +1,79 @@
+import Foundation
+import GreenroomProtocol
+import JWTKit
+
+/// Who a verified token speaks for, and what it grants.
+public struct Identity: Sendable, Hashable {
+    /// The user id (the token's `sub`).
+    public var userId: String
+    /// Grants such as `app:scores` or `app:*`.
+    public var grants: Set<String>
+    /// When the token expires.
+    public var expiresAt: Date
+
+    /// Makes an identity.
+    public init(userId: String, grants: Set<String>, expiresAt: Date) {
+        self.userId = userId
+        self.grants = grants
+        self.expiresAt = expiresAt
+    }
+
+    /// Whether the token holds `grant`, or the wildcard of its kind (`app:*` for `app:scores`).
+    public func has(_ grant: String) -> Bool {
+        if grants.contains(grant) { return true }
+        let (kind, _) = StreamName.split(grant)
+        return grants.contains("\(kind):*")
+    }
+}
+
+struct GreenroomClaims: JWTPayload {
+    var sub: SubjectClaim
+    var exp: ExpirationClaim
+    var iat: IssuedAtClaim
+    var grants: [String]?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        // Expiry is checked by TokenService after the signature, so that a wrongly signed
+        // token is reported as invalid, never as merely expired.
+    }
+}
+
+/// Issues and verifies the HS256 tokens clients connect with.
+public struct TokenService: Sendable {
+    private let keys: JWTKeyCollection
+
+    /// Makes a service that signs with `secret`.
+    public init(secret: String) async {
+        let keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
+        self.keys = keys
+    }
+
+    /// Issues a token for `userId`, valid for `ttl` seconds, with `grants`.
+    public func issue(userId: String, ttl: TimeInterval = 86_400, grants: [String] = [], now: Date = Date()) async throws -> String {
+        let claims = GreenroomClaims(
+            sub: .init(value: userId), exp: .init(value: now.addingTimeInterval(ttl)), iat: .init(value: now),
+            grants: grants.isEmpty ? nil : grants)
+        return try await keys.sign(claims)
+    }
+
+    /// Verifies a token.
+    ///
+    /// - Throws: ``GreenroomError`` `invalidToken` (malformed, wrongly signed, `alg: none`,
+    ///   a bad user id) or `tokenExpired`.
+    public func verify(_ token: String, now: Date = Date()) async throws -> Identity {
+        let claims: GreenroomClaims
+        do {
+            claims = try await keys.verify(token, as: GreenroomClaims.self)
+        } catch {
+            throw GreenroomError(.invalidToken, "the token is malformed or not signed by this server")
+        }
+        guard Limits.isValidId(claims.sub.value) else {
+            throw GreenroomError(.invalidToken, "the token's subject is not a valid user id")
+        }
+        guard claims.exp.value > now else {
+            throw GreenroomError(.tokenExpired, "the token expired at \(WireCoding.formatDate(claims.exp.value))")
+        }
+        return Identity(userId: claims.sub.value, grants: Set(claims.grants ?? []), expiresAt: claims.exp.value)
+    }
+}

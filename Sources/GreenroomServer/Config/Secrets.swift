@@ -1,0 +1,59 @@
+import Foundation
+
+/// The app secret (signs client tokens) and the server API key (authorizes the app's own
+/// backend on REST), kept as files of mode 0600 in the data directory.
+public struct Secrets: Sendable {
+    /// The HMAC secret that signs and verifies client tokens.
+    public var appSecret: String
+    /// The key the app's backend sends as `Authorization: Bearer KEY` on REST calls.
+    public var apiKey: String
+    /// Where the app secret is stored.
+    public var appSecretPath: String
+    /// Where the API key is stored.
+    public var apiKeyPath: String
+    /// Whether either file was created by this call.
+    public var created: Bool
+
+    /// Reads the secrets from `directory`, creating the directory and any missing file.
+    public static func loadOrCreate(in directory: String) throws -> Secrets {
+        let fm = FileManager.default
+        do {
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw GreenroomServerError.dataDirectory("cannot create \(directory): \(error)")
+        }
+        let secretPath = (directory as NSString).appendingPathComponent("app-secret")
+        let keyPath = (directory as NSString).appendingPathComponent("api-key")
+        let (secret, createdSecret) = try readOrCreate(secretPath) { "grs_" + randomHex(bytes: 32) }
+        let (key, createdKey) = try readOrCreate(keyPath) { "grk_" + randomHex(bytes: 24) }
+        return Secrets(appSecret: secret, apiKey: key, appSecretPath: secretPath, apiKeyPath: keyPath, created: createdSecret || createdKey)
+    }
+
+    /// Reads only the app secret, as `greenroom token` does.
+    public static func readAppSecret(in directory: String) throws -> String {
+        let path = (directory as NSString).appendingPathComponent("app-secret")
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw GreenroomServerError.dataDirectory("no app secret at \(path): start the server once with this data directory first")
+        }
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static func readOrCreate(_ path: String, make: () -> String) throws -> (String, Bool) {
+        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !value.isEmpty { return (value, false) }
+        }
+        let value = make()
+        let ok = FileManager.default.createFile(
+            atPath: path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        guard ok else { throw GreenroomServerError.dataDirectory("cannot write \(path)") }
+        // createFile applies the mode only to new files; make sure of it.
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return (value, true)
+    }
+
+    static func randomHex(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+    }
+}

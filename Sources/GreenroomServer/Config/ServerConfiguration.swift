@@ -1,0 +1,84 @@
+import Foundation
+
+/// Everything an operator can set about a Greenroom server.
+///
+/// Every setting has a default and an environment variable (read by
+/// ``ServerConfiguration/fromEnvironment(_:)``); the command line's flags win over both.
+public struct ServerConfiguration: Sendable {
+    /// The address to listen on (`GREENROOM_HOST`, default `127.0.0.1`).
+    public var host: String = "127.0.0.1"
+    /// The port to listen on; 0 picks a free one (`GREENROOM_PORT`, default 8080).
+    public var port: Int = 8080
+    /// Where the database, the app secret and the API key live (`GREENROOM_DATA_DIR`, default `./greenroom-data`).
+    public var dataDirectory: String = "./greenroom-data"
+    /// How many events each stream's log keeps at the most (`GREENROOM_RETENTION_COUNT`, default 10,000).
+    public var retentionCount: UInt64 = 10_000
+    /// How long each stream's log keeps an event (`GREENROOM_RETENTION_SECONDS`, default 86,400: one day).
+    public var retentionAge: TimeInterval = 86_400
+    /// How often events past their age are removed (`GREENROOM_RETENTION_SWEEP_SECONDS`, default 60).
+    public var retentionSweepInterval: TimeInterval = 60
+    /// How many frames may wait to be written to one client before it is disconnected as
+    /// too slow (`GREENROOM_OUTBOUND_QUEUE`, default 1,024).
+    public var outboundQueueLimit: Int = 1_024
+    /// How often the server pings each client; a client that does not answer within the
+    /// same time is disconnected (`GREENROOM_HEARTBEAT_SECONDS`, default 25).
+    public var heartbeatInterval: TimeInterval = 25
+    /// How long graceful shutdown waits for clients to close (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
+    public var shutdownGrace: TimeInterval = 5
+
+    /// The default configuration.
+    public init() {}
+
+    /// The configuration from `GREENROOM_*` environment variables, defaults elsewhere.
+    ///
+    /// - Throws: ``GreenroomServerError/invalidConfiguration(_:)`` when a variable does not parse.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfiguration {
+        var config = ServerConfiguration()
+        func value<T: LosslessStringConvertible>(_ name: String, _ apply: (T) -> Void) throws {
+            guard let text = environment[name], !text.isEmpty else { return }
+            guard let parsed = T(text) else {
+                throw GreenroomServerError.invalidConfiguration("\(name)=\(text) is not a valid \(T.self)")
+            }
+            apply(parsed)
+        }
+        try value("GREENROOM_HOST") { (v: String) in config.host = v }
+        try value("GREENROOM_PORT") { (v: Int) in config.port = v }
+        try value("GREENROOM_DATA_DIR") { (v: String) in config.dataDirectory = v }
+        try value("GREENROOM_RETENTION_COUNT") { (v: UInt64) in config.retentionCount = v }
+        try value("GREENROOM_RETENTION_SECONDS") { (v: Double) in config.retentionAge = v }
+        try value("GREENROOM_RETENTION_SWEEP_SECONDS") { (v: Double) in config.retentionSweepInterval = v }
+        try value("GREENROOM_OUTBOUND_QUEUE") { (v: Int) in config.outboundQueueLimit = v }
+        try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
+        try value("GREENROOM_SHUTDOWN_GRACE_SECONDS") { (v: Double) in config.shutdownGrace = v }
+        try config.validate()
+        return config
+    }
+
+    /// Checks that every setting is in range.
+    public func validate() throws {
+        guard (0...65535).contains(port) else { throw GreenroomServerError.invalidConfiguration("port \(port) is out of range") }
+        guard retentionCount >= 1 else { throw GreenroomServerError.invalidConfiguration("retention count must be at least 1") }
+        guard retentionAge > 0 else { throw GreenroomServerError.invalidConfiguration("retention age must be positive") }
+        guard outboundQueueLimit >= 16 else { throw GreenroomServerError.invalidConfiguration("outbound queue limit must be at least 16") }
+        guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
+    }
+}
+
+/// Errors the server reports about its own set-up (not about clients' requests).
+public enum GreenroomServerError: Error, CustomStringConvertible, Sendable {
+    /// A setting is out of range or does not parse.
+    case invalidConfiguration(String)
+    /// The data directory or a file in it cannot be used.
+    case dataDirectory(String)
+    /// The database failed.
+    case storage(String)
+
+    /// A sentence for the operator.
+    public var description: String {
+        switch self {
+        case .invalidConfiguration(let text): "invalid configuration: \(text)"
+        case .dataDirectory(let text): "data directory: \(text)"
+        case .storage(let text): "storage: \(text)"
+        }
+    }
+}

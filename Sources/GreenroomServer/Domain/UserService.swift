@@ -1,0 +1,123 @@
+import Foundation
+import GreenroomProtocol
+
+/// The rules for users, shared by REST (the app's backend) and the WebSocket (a user
+/// acting on itself): validation, limits, and the `user.updated` / `user.deleted` events
+/// on the user's private stream.
+struct UserService: Sendable {
+    let storage: any GreenroomStorage
+    let events: EventLog
+
+    func create(_ args: UserUpdateArgs) async throws -> User {
+        guard let id = args.id else { throw GreenroomError(.invalidParameterValue, "id is required") }
+        guard Limits.isValidId(id) else {
+            throw GreenroomError(.invalidParameterValue, "id must be 1–128 characters of letters, digits and _-.@")
+        }
+        let now = Date()
+        var user = User(id: id, nickname: args.nickname ?? id, profileURL: args.profileURL, extraData: args.extraData ?? [:], createdAt: now, updatedAt: now)
+        try Self.validate(&user)
+        try await storage.insertUser(user)
+        return user
+    }
+
+    /// The user behind a token, created on its first connection (nickname = id).
+    func ensure(id: String) async throws -> User {
+        let now = Date()
+        return try await storage.insertUserIfMissing(User(id: id, nickname: id, createdAt: now, updatedAt: now))
+    }
+
+    func get(_ id: String) async throws -> User {
+        guard let user = try await storage.user(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
+        return user
+    }
+
+    func list(_ args: UserListArgs) async throws -> Page<User> {
+        let limit = args.limit ?? Limits.defaultPageSize
+        guard (1...Limits.maxPageSize).contains(limit) else {
+            throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
+        }
+        if let ids = args.ids, ids.count > Limits.maxPageSize {
+            throw GreenroomError(.invalidParameterValue, "at most \(Limits.maxPageSize) ids at once")
+        }
+        let after = try args.cursor.map(Cursor.decode)
+        let users = try await storage.listUsers(ids: args.ids, nicknamePrefix: args.nicknamePrefix, afterId: after, limit: limit + 1)
+        let items = Array(users.prefix(limit))
+        let next = users.count > limit ? items.last.map { Cursor.encode($0.id) } : nil
+        return Page(items: items, next: next)
+    }
+
+    /// Replaces nickname, profile URL and extra data.
+    func update(_ id: String, _ args: UserUpdateArgs) async throws -> User {
+        try await change(id) { user in
+            if let nickname = args.nickname { user.nickname = nickname }
+            user.profileURL = args.profileURL
+            user.extraData = args.extraData ?? [:]
+        }
+    }
+
+    /// Sets the fields in `set` (extra data key by key) and removes those in `unset`.
+    func partialUpdate(_ id: String, _ args: UserPartialUpdateArgs) async throws -> User {
+        let unset = args.unset ?? []
+        if let set = args.set?.extraData, let both = unset.first(where: { set[$0] != nil }) {
+            throw GreenroomError(.invalidParameterValue, "\(both) is both set and unset")
+        }
+        if unset.contains("nickname") || unset.contains("id") {
+            throw GreenroomError(.invalidParameterValue, "id and nickname cannot be unset")
+        }
+        return try await change(id) { user in
+            if let nickname = args.set?.nickname { user.nickname = nickname }
+            if let url = args.set?.profileURL { user.profileURL = url }
+            for (key, value) in args.set?.extraData ?? [:] { user.extraData[key] = value }
+            for name in unset {
+                if name == "profileURL" { user.profileURL = nil } else { user.extraData[name] = nil }
+            }
+        }
+    }
+
+    func delete(_ id: String) async throws {
+        guard try await storage.deleteUser(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
+        _ = try await events.append(EventAppend(stream: StreamName.user(id), type: "user.deleted", data: ["id": .string(id)]))
+    }
+
+    private func change(_ id: String, _ body: @escaping @Sendable (inout User) -> Void) async throws -> User {
+        let updated = try await storage.updateUser(id: id) { user in
+            body(&user)
+            user.updatedAt = Date()
+            try Self.validate(&user)
+        }
+        guard let updated else { throw GreenroomError(.notFound, "no user with id \(id)") }
+        _ = try await events.append(EventAppend(stream: StreamName.user(id), type: "user.updated", data: try RawJSON(encoding: updated)))
+        return updated
+    }
+
+    static func validate(_ user: inout User) throws {
+        user.nickname = user.nickname.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !user.nickname.isEmpty, user.nickname.count <= Limits.maxNicknameLength else {
+            throw GreenroomError(.invalidParameterValue, "nickname must be 1–\(Limits.maxNicknameLength) characters")
+        }
+        if let url = user.profileURL {
+            guard url.count <= 2048, URL(string: url) != nil else {
+                throw GreenroomError(.invalidParameterValue, "profileURL is not a valid URL")
+            }
+        }
+        if let error = Limits.checkExtraData(user.extraData) { throw error }
+    }
+}
+
+/// Opaque list cursors: the last id of a page, base64url-encoded.
+enum Cursor {
+    static func encode(_ id: String) -> String {
+        Data(id.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func decode(_ cursor: String) throws -> String {
+        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard let data = Data(base64Encoded: text), let id = String(data: data, encoding: .utf8), !id.isEmpty else {
+            throw GreenroomError(.invalidParameterValue, "cursor is not one this server gave")
+        }
+        return id
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import GreenroomProtocol
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import ServiceLifecycle
+import UnixSignals
+import Synchronization
+
+/// A Greenroom server: REST and one WebSocket per client, over embedded SQLite storage.
+///
+/// ```swift
+/// let server = try await GreenroomServer.start(configuration: config)
+/// print("listening on", server.port)
+/// try await server.shutdown()
+/// ```
+/// `greenroom serve` runs one until SIGINT or SIGTERM with ``run(configuration:logger:)``.
+public final class GreenroomServer: Sendable {
+    /// The port the server listens on.
+    public let port: Int
+    /// The server's settings.
+    public let configuration: ServerConfiguration
+    /// The app secret and API key in use.
+    public let secrets: Secrets
+    let core: ServerCore
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+
+    private init(port: Int, core: ServerCore, group: ServiceGroup, task: Task<Void, any Error>) {
+        self.port = port
+        self.configuration = core.configuration
+        self.secrets = core.secrets
+        self.core = core
+        self.group = group
+        self.task = task
+    }
+
+    /// The HTTP base URL, e.g. `http://127.0.0.1:8080`.
+    public var baseURL: URL { URL(string: "http://\(configuration.host):\(port)")! }
+    /// The WebSocket URL clients connect to, e.g. `ws://127.0.0.1:8080/v1/connect`.
+    public var webSocketURL: URL { URL(string: "ws://\(configuration.host):\(port)/v1/connect")! }
+    /// The number of open client connections.
+    public var connectionCount: Int { core.connections.count }
+    /// The server's metrics.
+    public var metrics: ServerMetrics { core.metrics }
+
+    /// Issues a client token signed with this server's app secret.
+    public func token(userId: String, ttl: TimeInterval = 3600, grants: [String] = []) async throws -> String {
+        try await core.tokens.issue(userId: userId, ttl: ttl, grants: grants)
+    }
+
+    /// Appends an event to a stream, as the REST call `POST /v1/streams/{stream}/events`
+    /// does, for an app that embeds the server. Returns once the event is durable and
+    /// handed to this node's subscribers.
+    @discardableResult
+    public func publish(stream: String, type: String = "app.event", data: RawJSON, idempotencyKey: String? = nil) async throws -> StreamEvent {
+        guard StreamName.isValid(stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name \(stream)") }
+        return try await core.events.append(EventAppend(stream: stream, type: type, data: data, idempotencyKey: idempotencyKey)).event
+    }
+
+    /// Disconnects clients: with `code`, politely (a close frame that tells the client what
+    /// to do); without, by cutting the socket as a failing network would. `userId` limits it
+    /// to one user's connections. Returns how many were disconnected.
+    @discardableResult
+    public func disconnectClients(userId: String? = nil, code: CloseCode? = nil) -> Int {
+        let targets = userId.map(core.connections.of(user:)) ?? core.connections.all
+        for connection in targets {
+            if let code {
+                connection.requestClose(code, reason: "disconnected by the operator")
+            } else {
+                connection.drop()
+            }
+        }
+        return targets.count
+    }
+
+    /// Starts a server in the background and returns once it accepts connections.
+    ///
+    /// - Parameter signals: signals that shut it down gracefully (none by default).
+    public static func start(
+        configuration: ServerConfiguration,
+        logger: Logger = Logger(label: "greenroom"),
+        signals: [UnixSignal] = []
+    ) async throws -> GreenroomServer {
+        try configuration.validate()
+        let secrets = try Secrets.loadOrCreate(in: configuration.dataDirectory)
+        let dbPath = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        let storage = try await SQLiteStorage.open(path: dbPath, logger: logger)
+        try await storage.migrate()
+        let tokens = await TokenService(secret: secrets.appSecret)
+        let core = ServerCore(configuration: configuration, storage: storage, tokens: tokens, secrets: secrets, logger: logger)
+
+        let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        let router = core.buildRouter()
+        let app = Application(
+            router: router,
+            server: .greenroom(
+                router: router,
+                configuration: .init(ws: .init(
+                    maxFrameSize: Limits.maxClientFrameBytes,
+                    autoPing: .enabled(timePeriod: .seconds(configuration.heartbeatInterval)),
+                    closeTimeout: .seconds(5))),
+                refusals: core.upgradeRefusals),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Greenroom"),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? configuration.port)
+                portContinuation.finish()
+            },
+            logger: logger)
+        // Shut down in reverse order: clients told to reconnect, then HTTP, then the
+        // retention sweep, then the event writer drains, then storage closes.
+        let group = ServiceGroup(configuration: .init(
+            services: [
+                .init(service: StorageService(core: core)),
+                .init(service: core.events),
+                .init(service: RetentionService(core: core)),
+                .init(service: app),
+                .init(service: ConnectionDrainService(core: core)),
+            ],
+            gracefulShutdownSignals: signals,
+            logger: logger))
+        let task = Task {
+            defer { portContinuation.finish() }
+            try await group.run()
+        }
+        var iterator = portStream.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            _ = try await task.value
+            throw GreenroomServerError.invalidConfiguration("the server stopped before it listened")
+        }
+        return GreenroomServer(port: port, core: core, group: group, task: task)
+    }
+
+    /// Shuts down gracefully: clients are told to reconnect, queued writes are stored,
+    /// storage is closed. Returns when everything has stopped.
+    public func shutdown() async throws {
+        await group.triggerGracefulShutdown()
+        try await task.value
+    }
+
+    /// Waits until the server stops (after a signal or ``shutdown()``).
+    public func waitUntilStopped() async throws {
+        try await task.value
+    }
+}

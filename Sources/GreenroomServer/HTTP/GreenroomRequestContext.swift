@@ -1,0 +1,83 @@
+import Foundation
+import GreenroomProtocol
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+/// The request context of every route: Hummingbird's core storage, the WebSocket upgrade
+/// reference, the socket's channel, and the wire's JSON coders.
+struct GreenroomRequestContext: RequestContext, WebSocketRequestContext {
+    var coreContext: CoreRequestContextStorage
+    let webSocket: WebSocketHandlerReference<Self>
+    let channel: any Channel
+
+    init(source: ApplicationRequestContextSource) {
+        self.coreContext = .init(source: source)
+        self.webSocket = .init()
+        self.channel = source.channel
+    }
+
+    var requestDecoder: JSONDecoder { WireCoding.decoder }
+    var responseEncoder: JSONEncoder { WireCoding.encoder }
+}
+
+/// A ``GreenroomError`` as an HTTP response: a status from its code and the JSON body
+/// `{"error": {"code", "name", "message"}}`.
+struct HTTPGreenroomError: HTTPResponseError {
+    let error: GreenroomError
+
+    var status: HTTPResponse.Status {
+        switch error.errorCode {
+        case .notAuthenticated, .invalidToken, .tokenExpired: .unauthorized
+        case .permissionDenied: .forbidden
+        case .notFound, .liveEventIdNotFound, .unknownOperation: .notFound
+        case .alreadyExists, .actionNotAllowedInCurrentState: .conflict
+        case .payloadTooLarge: .contentTooLarge
+        case .rateLimited: .tooManyRequests
+        case .unavailable: .serviceUnavailable
+        case .internalError, .none: .internalServerError
+        default: .badRequest
+        }
+    }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        let body = (try? WireCoding.encoder.encode(["error": error])) ?? Data()
+        var response = Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: body)))
+        if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        return response
+    }
+}
+
+/// Turns every error a route throws into the JSON error body, with a stable code.
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = GreenroomRequestContext
+    let core: ServerCore
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as HTTPGreenroomError {
+            throw error
+        } catch let error as GreenroomError {
+            throw HTTPGreenroomError(error: error)
+        } catch let error as HTTPError {
+            let code: ErrorCode = switch error.status {
+            case .notFound: .notFound
+            case .unauthorized: .notAuthenticated
+            case .contentTooLarge: .payloadTooLarge
+            case .methodNotAllowed: .unknownOperation
+            case .internalServerError: .internalError
+            default: .invalidParameterValue
+            }
+            throw HTTPGreenroomError(error: GreenroomError(code, error.body ?? "\(error.status.reasonPhrase)"))
+        } catch {
+            throw HTTPGreenroomError(error: core.asGreenroomError(error))
+        }
+    }
+}
+
+/// Encodes a value as a JSON response with the wire's encoder.
+func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
+    let data = try WireCoding.encoder.encode(value)
+    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+}

@@ -1,0 +1,93 @@
+import Foundation
+import GreenroomProtocol
+import NIOCore
+
+/// What a command handler gets: the connection it came on, its id, and the server.
+struct CommandContext: Sendable {
+    let connection: ClientConnection
+    let commandId: UInt64
+    let core: ServerCore
+    var identity: Identity { connection.identity }
+}
+
+/// Maps operation names to handlers. Handlers decode their arguments, do the work and
+/// return the reply; every failure becomes an error reply and the connection stays open.
+struct CommandRouter: Sendable {
+    /// A handler returns the encoded reply, or `nil` when it has queued its reply itself.
+    typealias Handler = @Sendable (CommandContext, RawJSON?) async throws -> ByteBuffer?
+
+    private(set) var handlers: [String: Handler] = [:]
+
+    /// Registers an operation with typed arguments and result.
+    mutating func on<Args: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ op: String, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
+    ) {
+        handlers[op] = { context, raw in
+            let args: Args = try Self.decodeArgs(raw, op: op)
+            let result = try await body(context, args)
+            return try Self.encode(ReplyFrame(re: context.commandId, result: result))
+        }
+    }
+
+    /// Registers an operation that queues its own reply (to order it before other frames).
+    mutating func onRaw(_ op: String, _ handler: @escaping Handler) {
+        handlers[op] = handler
+    }
+
+    static func decodeArgs<Args: Decodable>(_ raw: RawJSON?, op: String) throws -> Args {
+        do {
+            return try (raw ?? .dictionary([:])).decode(as: Args.self)
+        } catch let error as DecodingError {
+            throw GreenroomError(.invalidParameterValue, "invalid arguments for \(op): \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? "" : "\(path): "
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context))expected \(type)"
+        case .valueNotFound(let type, let context): return "\(path(context))expected \(type), found null"
+        case .keyNotFound(let key, let context): return "\(path(context))\(key.stringValue) is required"
+        case .dataCorrupted(let context): return "\(path(context))\(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func encode(_ value: some Encodable) throws -> ByteBuffer {
+        ByteBuffer(data: try WireCoding.encoder.encode(value))
+    }
+
+    static func errorFrame(_ re: UInt64, _ error: GreenroomError) -> ByteBuffer {
+        (try? encode(ErrorFrame(re: re, error: error))) ?? ByteBuffer(string: #"{"re":0,"error":{"code":1900000,"name":"internalError","message":"encoding failed"}}"#)
+    }
+
+    /// Reads one frame's text, runs its command and queues the reply on the connection.
+    func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore) async {
+        let command: CommandFrame
+        do {
+            command = try WireCoding.decoder.decode(CommandFrame.self, from: Data(buffer: text))
+        } catch {
+            core.metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)
+            let reason = (error as? DecodingError).map(Self.describe) ?? "not JSON"
+            connection.send(Self.errorFrame(0, GreenroomError(.malformedFrame, "the frame is not a command {id, op, args}: \(reason)")))
+            return
+        }
+        guard let handler = handlers[command.op] else {
+            core.metrics.command("unknown", outcome: ErrorCode.unknownOperation.name)
+            connection.send(Self.errorFrame(command.id, GreenroomError(.unknownOperation, "no operation named \(command.op)")))
+            return
+        }
+        let context = CommandContext(connection: connection, commandId: command.id, core: core)
+        do {
+            if let reply = try await handler(context, command.args) { connection.send(reply) }
+            core.metrics.command(command.op, outcome: "ok")
+        } catch {
+            let failure = core.asGreenroomError(error)
+            core.metrics.command(command.op, outcome: failure.name)
+            connection.send(Self.errorFrame(command.id, failure))
+        }
+    }
+}

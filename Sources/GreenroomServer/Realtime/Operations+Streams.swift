@@ -1,0 +1,90 @@
+import GreenroomProtocol
+import NIOCore
+
+extension CommandRouter {
+    /// `stream.subscribe` and `stream.unsubscribe`.
+    mutating func registerStreamOperations() {
+        onRaw(Operation.subscribe) { context, raw in
+            let args: SubscribeArgs = try Self.decodeArgs(raw, op: Operation.subscribe)
+            try await context.core.subscribe(context, args)
+            return nil
+        }
+        on(Operation.unsubscribe) { (context, args: UnsubscribeArgs) -> EmptyResult in
+            context.core.hub.remove(context.connection, from: args.stream)
+            guard context.connection.endSubscription(args.stream) else {
+                throw GreenroomError(.notFound, "not subscribed to \(args.stream)")
+            }
+            return EmptyResult()
+        }
+    }
+}
+
+extension ServerCore {
+    /// The most subscriptions one connection may hold.
+    static let maxSubscriptionsPerConnection = 512
+    /// How many events one page of a replay reads.
+    static let replayPage = 500
+
+    /// Subscribes a connection: registers it for live events first (buffering them), then
+    /// replies, replays from the log what the client missed, and goes live without a gap
+    /// or a duplicate.
+    func subscribe(_ context: CommandContext, _ args: SubscribeArgs) async throws {
+        let connection = context.connection
+        guard StreamName.isValid(args.stream) else {
+            throw GreenroomError(.invalidParameterValue, "stream must be 1–200 characters of letters, digits and :_-.@")
+        }
+        try authorizeRead(context.identity, stream: args.stream)
+        guard connection.subscribedStreams.count < Self.maxSubscriptionsPerConnection else {
+            throw GreenroomError(.rateLimited, "at most \(Self.maxSubscriptionsPerConnection) subscriptions per connection")
+        }
+        guard connection.beginSubscription(args.stream) else {
+            throw GreenroomError(.alreadyExists, "already subscribed to \(args.stream); unsubscribe first")
+        }
+        hub.add(connection, to: args.stream)
+        do {
+            let info = try await storage.streamInfo(args.stream)
+            var from = info.head
+            var recovered = true
+            if let since = args.since {
+                let sameEpoch = since.epoch == nil || since.epoch == info.epoch
+                if sameEpoch && since.offset >= info.trimmed && since.offset <= info.head {
+                    from = since.offset
+                } else {
+                    recovered = false
+                }
+            }
+            let result = SubscribeResult(epoch: info.epoch, offset: info.head, recovered: recovered, replayed: Int(info.head - from))
+            connection.send(try CommandRouter.encode(ReplyFrame(re: context.commandId, result: result)))
+            var last = from
+            while last < info.head {
+                let events = try await storage.readEvents(stream: args.stream, after: last, limit: Self.replayPage)
+                guard let newest = events.last else { break }
+                connection.sendReplay(try events.map(EventHub.encode))
+                metrics.eventsDelivered(events.count)
+                last = newest.offset
+            }
+            connection.goLive(args.stream, after: last)
+        } catch {
+            hub.remove(connection, from: args.stream)
+            connection.endSubscription(args.stream)
+            throw error
+        }
+    }
+
+    /// Who may read a stream: a user its own private stream; an app stream with a grant.
+    func authorizeRead(_ identity: Identity, stream: String) throws {
+        let (kind, id) = StreamName.split(stream)
+        switch kind {
+        case "user":
+            guard id == identity.userId else {
+                throw GreenroomError(.permissionDenied, "only \(id) may read its private stream")
+            }
+        case "app":
+            guard identity.has(stream) else {
+                throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
+            }
+        default:
+            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID or app:NAME")
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GreenroomProtocol
+import Hummingbird
+import HummingbirdWebSocket
+import NIOCore
+
+extension ServerCore {
+    /// The token of a connection request: `Authorization: Bearer TOKEN` or `?token=TOKEN`
+    /// (browsers cannot set headers on a WebSocket).
+    func token(from request: Request) throws -> String {
+        if let header = request.headers[.authorization] {
+            guard header.lowercased().hasPrefix("bearer ") else {
+                throw GreenroomError(.invalidToken, "the Authorization header must be 'Bearer TOKEN'")
+            }
+            return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        }
+        if let token = request.uri.queryParameters["token"], !token.isEmpty { return String(token) }
+        throw GreenroomError(.notAuthenticated, "connect with a token: Authorization: Bearer TOKEN, or ?token=TOKEN")
+    }
+
+    func authenticate(_ request: Request) async throws -> Identity {
+        try await tokens.verify(try token(from: request))
+    }
+
+    /// `GET /v1/connect`: the WebSocket. The token is checked before the upgrade; a refused
+    /// request gets 401 and the JSON error (a plain GET with a good token gets 200, which is
+    /// how a client learns why an upgrade was refused).
+    func addConnectRoute(_ router: Router<GreenroomRequestContext>) {
+        router.ws("/v1/connect") { request, context in
+            do {
+                _ = try await self.authenticate(request)
+            } catch let error as GreenroomError {
+                if request.headers[.upgrade]?.lowercased() == "websocket" {
+                    self.upgradeRefusals.record(error, for: context.channel)
+                }
+                throw error
+            }
+            return .upgrade([:])
+        } onUpgrade: { inbound, outbound, context in
+            try await self.serve(inbound: inbound, outbound: outbound, context: context)
+        }
+    }
+
+    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, context: WebSocketRouterContext<GreenroomRequestContext>) async throws {
+        let identity = try await authenticate(context.request)
+        _ = try await users.ensure(id: identity.userId)
+        let connection = ClientConnection(
+            id: connections.nextId(), identity: identity, channel: context.requestContext.channel,
+            limit: configuration.outboundQueueLimit, metrics: metrics)
+        connections.add(connection)
+        metrics.connectionChanged(by: 1)
+        defer {
+            for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
+            connection.finish()
+            connections.remove(connection)
+            metrics.connectionChanged(by: -1)
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do { try await connection.runWriter(outbound) } catch {}
+            }
+            group.addTask {
+                let remaining = identity.expiresAt.timeIntervalSinceNow
+                guard (try? await Task.sleep(for: .seconds(max(remaining, 0)))) != nil else { return }
+                connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
+            }
+            do {
+                for try await message in inbound.messages(maxSize: Limits.maxClientFrameBytes) {
+                    let text: ByteBuffer = switch message {
+                    case .text(let string): ByteBuffer(string: string)
+                    case .binary(let buffer): buffer
+                    }
+                    await commands.handle(text, on: connection, core: self)
+                }
+            } catch {
+                logger.debug("connection \(connection.id) ended: \(error)")
+            }
+            for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
+            connection.finish()
+            group.cancelAll()
+        }
+    }
+}

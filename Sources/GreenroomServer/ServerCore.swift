@@ -1,0 +1,67 @@
+import Foundation
+import GreenroomProtocol
+import Logging
+import Synchronization
+
+/// The parts every request and connection uses: storage, the event log, the hub, tokens,
+/// metrics and the live connections.
+final class ServerCore: Sendable {
+    let configuration: ServerConfiguration
+    let storage: any GreenroomStorage
+    let hub: EventHub
+    let events: EventLog
+    let tokens: TokenService
+    let metrics: ServerMetrics
+    let secrets: Secrets
+    let logger: Logger
+    let users: UserService
+    let connections = ConnectionRegistry()
+    let upgradeRefusals = UpgradeRefusals()
+    let commands: CommandRouter
+
+    init(configuration: ServerConfiguration, storage: any GreenroomStorage, tokens: TokenService, secrets: Secrets, logger: Logger) {
+        self.configuration = configuration
+        self.storage = storage
+        self.tokens = tokens
+        self.secrets = secrets
+        self.logger = logger
+        let metrics = ServerMetrics()
+        let hub = EventHub()
+        let events = EventLog(storage: storage, hub: hub, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger)
+        self.metrics = metrics
+        self.hub = hub
+        self.events = events
+        self.users = UserService(storage: storage, events: events)
+        var router = CommandRouter()
+        router.registerStreamOperations()
+        router.registerUserOperations()
+        self.commands = router
+    }
+
+    /// Maps any error to the one clients see; unexpected errors are logged, not leaked.
+    func asGreenroomError(_ error: any Error) -> GreenroomError {
+        if let error = error as? GreenroomError { return error }
+        if let error = error as? DecodingError {
+            return GreenroomError(.invalidParameterValue, CommandRouter.describe(error))
+        }
+        logger.error("unexpected error: \(error)")
+        return GreenroomError(.internalError, "the server failed; try again")
+    }
+}
+
+/// The node's open connections, by user, so that a user's deletion or a shutdown reaches them.
+final class ConnectionRegistry: Sendable {
+    private struct State {
+        var connections: [Int: ClientConnection] = [:]
+        var nextId = 1
+    }
+
+    private let state = Mutex(State())
+
+    func nextId() -> Int { state.withLock { s in defer { s.nextId += 1 }; return s.nextId } }
+    func add(_ connection: ClientConnection) { state.withLock { $0.connections[connection.id] = connection } }
+    func remove(_ connection: ClientConnection) { state.withLock { $0.connections[connection.id] = nil } }
+    var all: [ClientConnection] { state.withLock { Array($0.connections.values) } }
+    var count: Int { state.withLock { $0.connections.count } }
+    func of(user: String) -> [ClientConnection] { all.filter { $0.identity.userId == user } }
+}

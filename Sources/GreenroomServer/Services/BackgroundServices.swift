@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Removes events older than the retention age, every sweep interval.
+struct RetentionService: Service {
+    let core: ServerCore
+
+    func run() async throws {
+        let age = core.configuration.retentionAge
+        let interval = core.configuration.retentionSweepInterval
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    let removed = try await core.storage.trimEvents(before: Date().addingTimeInterval(-age))
+                    if removed > 0 { core.logger.info("retention removed \(removed) events") }
+                } catch {
+                    core.logger.error("retention sweep failed: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(interval))
+            }
+        }
+    }
+}
+
+/// On graceful shutdown, tells every client to reconnect (close code 4000) and waits,
+/// at most the shutdown grace, for them to go; it stops before the HTTP server does.
+struct ConnectionDrainService: Service {
+    let core: ServerCore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        let connections = core.connections.all
+        core.logger.info("shutting down: asking \(connections.count) clients to reconnect")
+        for connection in connections {
+            connection.requestClose(.serverRestarting, reason: "server restarting: reconnect and resume")
+        }
+        let deadline = Date().addingTimeInterval(core.configuration.shutdownGrace)
+        while core.connections.count > 0, Date() < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+}
+
+/// Closes the storage after everything that writes to it has stopped.
+struct StorageService: Service {
+    let core: ServerCore
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        try await core.storage.close()
+    }
+}

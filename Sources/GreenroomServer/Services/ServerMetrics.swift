@@ -1,0 +1,59 @@
+import Metrics
+import Prometheus
+import Synchronization
+
+/// The server's metrics, exported at `GET /metrics` in the Prometheus text format.
+///
+/// Each server owns its registry (several servers can run in one process, as in tests);
+/// metrics are made through swift-metrics with that registry's factory.
+public final class ServerMetrics: Sendable {
+    /// The registry the metrics live in.
+    public let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let connectionsGauge: Metrics.Gauge
+    private let connectionCount = Atomic<Int>(0)
+    private let delivered: Metrics.Counter
+    private let drops: Metrics.Counter
+    private let appended: Metrics.Counter
+    private let commandCounters = Mutex<[String: Metrics.Counter]>([:])
+
+    /// Makes the metrics.
+    public init() {
+        factory = PrometheusMetricsFactory(registry: registry)
+        connectionsGauge = Metrics.Gauge(label: "greenroom_connections", dimensions: [], factory: factory)
+        delivered = Metrics.Counter(label: "greenroom_events_delivered_total", dimensions: [], factory: factory)
+        drops = Metrics.Counter(label: "greenroom_outbound_queue_drops_total", dimensions: [], factory: factory)
+        appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
+    }
+
+    /// Counts a connection opened (+1) or closed (-1).
+    func connectionChanged(by delta: Int) {
+        let now = connectionCount.add(delta, ordering: .relaxed).newValue
+        connectionsGauge.record(now)
+    }
+
+    /// The number of open WebSocket connections.
+    public var connections: Int { connectionCount.load(ordering: .relaxed) }
+
+    /// Counts a command by operation and outcome (`ok` or an error name).
+    func command(_ op: String, outcome: String) {
+        let key = op + "\u{0}" + outcome
+        let counter = commandCounters.withLock { counters in
+            if let existing = counters[key] { return existing }
+            let made = Metrics.Counter(label: "greenroom_commands_total", dimensions: [("op", op), ("outcome", outcome)], factory: factory)
+            counters[key] = made
+            return made
+        }
+        counter.increment()
+    }
+
+    /// Counts events written to clients.
+    func eventsDelivered(_ count: Int) { if count > 0 { delivered.increment(by: count) } }
+    /// Counts a client disconnected because its outbound queue overflowed.
+    func outboundDrop() { drops.increment() }
+    /// Counts events appended to logs.
+    func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
+
+    /// The metrics in the Prometheus text format.
+    public func exposition() -> String { registry.emitToString() }
+}

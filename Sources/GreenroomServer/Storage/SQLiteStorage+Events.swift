@@ -1,0 +1,115 @@
+import Foundation
+import GreenroomProtocol
+import SQLiteNIO
+
+extension SQLiteStorage {
+    static func newEpoch() -> String { Secrets.randomHex(bytes: 4) }
+
+    static func decodeEvent(_ row: SQLiteRow, stream: String, epoch: String) throws -> StreamEvent {
+        StreamEvent(
+            stream: stream, offset: try row.offset("seq"), epoch: epoch, type: try row.string("type"),
+            data: try RawJSON(json: try row.string("data")), at: try row.date("at"))
+    }
+
+    /// Appends events in one transaction, assigning offsets in order.
+    public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
+        try await write {
+            var streams: [String: StreamInfo] = [:]
+            var keys: [String: StreamEvent] = [:]  // "stream\u{0}key" within this batch
+            var outcomes: [AppendOutcome] = []
+            outcomes.reserveCapacity(appends.count)
+            let now = Date()
+            for append in appends {
+                var info: StreamInfo
+                if let cached = streams[append.stream] {
+                    info = cached
+                } else {
+                    info = try await self.loadOrCreateStream(append.stream, on: self.writer)
+                }
+                if let key = append.idempotencyKey {
+                    if let earlier = keys[append.stream + "\u{0}" + key] {
+                        outcomes.append(AppendOutcome(event: earlier, duplicate: true))
+                        continue
+                    }
+                    let rows = try await self.writer.query(
+                        "SELECT seq, type, data, at FROM events WHERE stream = ? AND idem_key = ?",
+                        [.text(append.stream), .text(key)])
+                    if let row = rows.first {
+                        let event = try Self.decodeEvent(row, stream: append.stream, epoch: info.epoch)
+                        outcomes.append(AppendOutcome(event: event, duplicate: true))
+                        streams[append.stream] = info
+                        continue
+                    }
+                }
+                info.head += 1
+                let event = StreamEvent(
+                    stream: append.stream, offset: info.head, epoch: info.epoch, type: append.type, data: append.data, at: now)
+                _ = try await self.writer.query(
+                    "INSERT INTO events (stream, seq, type, data, at, idem_key) VALUES (?, ?, ?, ?, ?, ?)",
+                    [.text(append.stream), .offset(info.head), .text(append.type), .text(try append.data.jsonString()),
+                     .date(now), .text(append.idempotencyKey)])
+                if let key = append.idempotencyKey { keys[append.stream + "\u{0}" + key] = event }
+                streams[append.stream] = info
+                outcomes.append(AppendOutcome(event: event, duplicate: false))
+            }
+            for (name, var info) in streams {
+                if info.head > info.trimmed + retentionCount {
+                    info.trimmed = info.head - retentionCount
+                    _ = try await self.writer.query(
+                        "DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(info.trimmed)])
+                }
+                _ = try await self.writer.query(
+                    "UPDATE streams SET head = ?, trimmed = ? WHERE name = ?",
+                    [.offset(info.head), .offset(info.trimmed), .text(name)])
+            }
+            return outcomes
+        }
+    }
+
+    func loadOrCreateStream(_ stream: String, on connection: SQLiteConnection) async throws -> StreamInfo {
+        let rows = try await connection.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
+        if let row = rows.first {
+            return StreamInfo(epoch: try row.string("epoch"), head: try row.offset("head"), trimmed: try row.offset("trimmed"))
+        }
+        let info = StreamInfo(epoch: Self.newEpoch(), head: 0, trimmed: 0)
+        _ = try await connection.query(
+            "INSERT INTO streams (name, epoch, head, trimmed) VALUES (?, ?, 0, 0)", [.text(stream), .text(info.epoch)])
+        return info
+    }
+
+    /// The state of a stream's log, creating the stream when it is new.
+    public func streamInfo(_ stream: String) async throws -> StreamInfo {
+        let rows = try await reader.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
+        if let row = rows.first {
+            return StreamInfo(epoch: try row.string("epoch"), head: try row.offset("head"), trimmed: try row.offset("trimmed"))
+        }
+        return try await write { try await self.loadOrCreateStream(stream, on: self.writer) }
+    }
+
+    /// Events after `offset`, oldest first.
+    public func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent] {
+        let info = try await streamInfo(stream)
+        let rows = try await reader.query(
+            "SELECT seq, type, data, at FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?",
+            [.text(stream), .offset(offset), .integer(limit)])
+        return try rows.map { try Self.decodeEvent($0, stream: stream, epoch: info.epoch) }
+    }
+
+    /// Removes events written before `date`, moving each stream's trimmed mark.
+    public func trimEvents(before date: Date) async throws -> Int {
+        try await write {
+            let rows = try await self.writer.query(
+                "SELECT stream, MAX(seq) AS last, COUNT(*) AS n FROM events WHERE at < ? GROUP BY stream", [.date(date)])
+            var removed = 0
+            for row in rows {
+                let stream = try row.string("stream")
+                let last = try row.offset("last")
+                _ = try await self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(stream), .offset(last)])
+                _ = try await self.writer.query(
+                    "UPDATE streams SET trimmed = MAX(trimmed, ?) WHERE name = ?", [.offset(last), .text(stream)])
+                removed += row.column("n")?.integer ?? 0
+            }
+            return removed
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import GreenroomProtocol
+import Logging
+import NIOCore
+import SQLiteNIO
+
+/// The embedded storage: one SQLite file in WAL mode, one writer connection (every write
+/// is a transaction under one lock, so appends are ordered and grouped) and one reader.
+public final class SQLiteStorage: GreenroomStorage {
+    let writer: SQLiteConnection
+    let reader: SQLiteConnection
+    let writeLock = AsyncLock()
+    /// The path of the database file.
+    public let path: String
+
+    /// Opens (creating if needed) the database at `path`.
+    public static func open(path: String, logger: Logger = Logger(label: "greenroom.sqlite")) async throws -> SQLiteStorage {
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        // WAL lets the reader read while the writer writes; FULL makes a commit durable
+        // before it returns (grouped commits keep that affordable).
+        _ = try await writer.query("PRAGMA journal_mode=WAL")
+        _ = try await writer.query("PRAGMA synchronous=FULL")
+        _ = try await writer.query("PRAGMA busy_timeout=5000")
+        _ = try await writer.query("PRAGMA foreign_keys=ON")
+        let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        _ = try await reader.query("PRAGMA busy_timeout=5000")
+        return SQLiteStorage(writer: writer, reader: reader, path: path)
+    }
+
+    private init(writer: SQLiteConnection, reader: SQLiteConnection, path: String) {
+        self.writer = writer
+        self.reader = reader
+        self.path = path
+    }
+
+    /// Closes both connections.
+    public func close() async throws {
+        try await writeLock.withLock {
+            try await self.reader.close()
+            try await self.writer.close()
+        }
+    }
+
+    /// The schema, one step per version; a database at version N runs the steps after N.
+    static let migrations: [[String]] = [
+        [
+            """
+            CREATE TABLE users (id TEXT PRIMARY KEY, nickname TEXT NOT NULL, nickname_lower TEXT NOT NULL,
+                profile_url TEXT, extra_data TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL)
+            """,
+            "CREATE INDEX users_nickname ON users(nickname_lower)",
+            "CREATE TABLE streams (name TEXT PRIMARY KEY, epoch TEXT NOT NULL, head INTEGER NOT NULL, trimmed INTEGER NOT NULL)",
+            """
+            CREATE TABLE events (stream TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+                at REAL NOT NULL, idem_key TEXT, PRIMARY KEY (stream, seq)) WITHOUT ROWID
+            """,
+            "CREATE UNIQUE INDEX events_idem ON events(stream, idem_key) WHERE idem_key IS NOT NULL",
+            "CREATE INDEX events_at ON events(at)",
+        ],
+    ]
+
+    /// The schema version this code writes.
+    public static var schemaVersion: Int { migrations.count }
+
+    /// Runs the migration steps the database has not run yet, each version in one transaction.
+    public func migrate() async throws {
+        try await writeLock.withLock {
+            _ = try await self.writer.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            let rows = try await self.writer.query("SELECT version FROM schema_version")
+            var version = rows.first?.column("version")?.integer ?? 0
+            if rows.isEmpty { _ = try await self.writer.query("INSERT INTO schema_version (version) VALUES (0)") }
+            while version < Self.migrations.count {
+                let steps = Self.migrations[version]
+                try await self.inTransaction {
+                    for step in steps { _ = try await self.writer.query(step) }
+                    _ = try await self.writer.query("UPDATE schema_version SET version = ?", [.integer(version + 1)])
+                }
+                version += 1
+            }
+        }
+    }
+
+    /// The schema version the database is at.
+    public func currentSchemaVersion() async throws -> Int {
+        let rows = try await reader.query("SELECT version FROM schema_version")
+        return rows.first?.column("version")?.integer ?? 0
+    }
+
+    /// Runs `body` in a write transaction; the caller holds `writeLock`.
+    func inTransaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        _ = try await writer.query("BEGIN IMMEDIATE")
+        do {
+            let result = try await body()
+            _ = try await writer.query("COMMIT")
+            return result
+        } catch {
+            _ = try? await writer.query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Runs `body` in a write transaction under the write lock.
+    func write<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await writeLock.withLock { try await self.inTransaction(body) }
+    }
+}
+
+extension SQLiteData {
+    static func text(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
+    static func date(_ value: Date) -> SQLiteData { .float(value.timeIntervalSince1970) }
+    static func offset(_ value: UInt64) -> SQLiteData { .integer(Int(value)) }
+}
+
+extension SQLiteRow {
+    func string(_ name: String) throws -> String {
+        guard let value = column(name)?.string else { throw GreenroomServerError.storage("column \(name) is missing") }
+        return value
+    }
+
+    func optionalString(_ name: String) -> String? {
+        guard let data = column(name), !data.isNull else { return nil }
+        return data.string
+    }
+
+    func date(_ name: String) throws -> Date {
+        guard let value = column(name)?.double else { throw GreenroomServerError.storage("column \(name) is missing") }
+        return Date(timeIntervalSince1970: value)
+    }
+
+    func offset(_ name: String) throws -> UInt64 {
+        guard let value = column(name)?.integer, value >= 0 else { throw GreenroomServerError.storage("column \(name) is missing") }
+        return UInt64(value)
+    }
+}

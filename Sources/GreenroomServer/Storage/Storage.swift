@@ -1,0 +1,76 @@
+import Foundation
+import GreenroomProtocol
+
+/// One event to append to a stream's log.
+public struct EventAppend: Sendable {
+    /// The stream.
+    public var stream: String
+    /// The event type.
+    public var type: String
+    /// The event's data.
+    public var data: RawJSON
+    /// A key that makes a retried append return the first event instead of a second one.
+    public var idempotencyKey: String?
+
+    /// Makes an append.
+    public init(stream: String, type: String, data: RawJSON, idempotencyKey: String? = nil) {
+        self.stream = stream
+        self.type = type
+        self.data = data
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// What an append stored: the event, and whether it was already there (same idempotency key).
+public struct AppendOutcome: Sendable {
+    /// The stored event.
+    public var event: StreamEvent
+    /// `true` when the idempotency key matched an earlier event, which is returned instead.
+    public var duplicate: Bool
+}
+
+/// The state of a stream's log.
+public struct StreamInfo: Sendable, Hashable {
+    /// The stream's epoch.
+    public var epoch: String
+    /// The last offset written (0 when none).
+    public var head: UInt64
+    /// The highest offset removed by retention (0 when none): events after it are held.
+    public var trimmed: UInt64
+}
+
+/// Everything Greenroom keeps, behind one protocol with an embedded implementation (SQLite)
+/// and a distributed one (PostgreSQL); both pass the same conformance tests.
+///
+/// Appends are linearizable per stream: offsets are gapless and unique, and an append is
+/// durable when its call returns.
+public protocol GreenroomStorage: Sendable {
+    /// Creates or upgrades the schema.
+    func migrate() async throws
+    /// Closes the storage; no call may follow.
+    func close() async throws
+
+    /// Stores a new user. - Throws: `alreadyExists` when the id is taken.
+    func insertUser(_ user: User) async throws
+    /// Stores a user unless one with the id exists; returns the stored user either way.
+    func insertUserIfMissing(_ user: User) async throws -> User
+    /// The user with `id`, if any.
+    func user(id: String) async throws -> User?
+    /// Changes a user atomically: reads it, applies `change`, stores the result.
+    /// - Returns: the stored user, or `nil` when there is no such user.
+    func updateUser(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User?
+    /// Deletes a user; returns whether it existed.
+    func deleteUser(id: String) async throws -> Bool
+    /// Users ordered by id, after `afterId`, matching the filters, at most `limit`.
+    func listUsers(ids: [String]?, nicknamePrefix: String?, afterId: String?, limit: Int) async throws -> [User]
+
+    /// Appends events in one transaction, in order, assigning offsets; trims each stream's
+    /// log to `retentionCount` events.
+    func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome]
+    /// The state of a stream's log, creating the stream (with a new epoch) when it is new.
+    func streamInfo(_ stream: String) async throws -> StreamInfo
+    /// Events of `stream` with offsets after `offset`, oldest first, at most `limit`.
+    func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent]
+    /// Removes events written before `date` from every stream; returns how many.
+    func trimEvents(before date: Date) async throws -> Int
+}

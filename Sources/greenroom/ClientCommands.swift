@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Greenroom
+
+/// Options shared by the commands that talk to a server as a user.
+struct ClientOptions: ParsableArguments {
+    @Option(help: "The server (default http://127.0.0.1:8080, or GREENROOM_SERVER).") var server: String?
+    @Option(help: "Act as this user (a token is made from the data directory's secret).") var user: String?
+    @Option(help: "Use this token instead of making one.") var token: String?
+    @Option(name: .customLong("data-dir"), help: "Data directory holding the app secret (default ./greenroom-data).") var dataDir: String?
+    @Option(name: .customLong("grant"), help: "A grant for the made token; repeat for more.") var grants: [String] = []
+
+    func connect() async throws -> GreenroomClient {
+        let serverText = server ?? ProcessInfo.processInfo.environment["GREENROOM_SERVER"] ?? "http://127.0.0.1:8080"
+        guard let url = URL(string: serverText) else { throw ValidationError("--server is not a URL") }
+        let tokenText: String
+        if let token {
+            tokenText = token
+        } else if let user {
+            let directory = dataDir ?? ProcessInfo.processInfo.environment["GREENROOM_DATA_DIR"] ?? "./greenroom-data"
+            tokenText = try await CLIToken.make(userId: user, dataDir: directory, ttl: 3600, grants: grants)
+        } else {
+            throw ValidationError("give --user USER_ID or --token TOKEN")
+        }
+        let client = GreenroomClient(serverURL: url)
+        try await client.connect(token: tokenText)
+        return client
+    }
+}
+
+/// `greenroom call OPERATION [JSON]`: sends one command and prints the reply.
+struct Call: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send one command as a user and print the reply as JSON (exit 1 and the error on stderr on failure).")
+
+    @Argument(help: "The operation, e.g. user.me or stream.subscribe.") var operation: String
+    @Argument(help: "The arguments as a JSON object.") var json: String?
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        let args: RawJSON?
+        do {
+            args = try json.map { try RawJSON(json: $0) }
+        } catch {
+            throw ValidationError("the arguments are not valid JSON: \(error)")
+        }
+        let client = try await options.connect()
+        defer { Task { await client.disconnect() } }
+        do {
+            let result = try await client.sendRaw(operation, args: args)
+            print(try result.jsonString())
+            await client.disconnect()
+        } catch {
+            await client.disconnect()
+            FileHandle.standardError.write(Data(("error: \(error)\n").utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// `greenroom listen STREAM`: prints each event as one JSON line.
+struct Listen: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Subscribe to a stream and print each event as one JSON line.")
+
+    @Argument(help: "The stream, e.g. user:alice or app:scores.") var stream: String
+    @Option(help: "Replay the events after this offset first.") var since: UInt64?
+    @Option(help: "Stop after this many events.") var count: Int?
+    @OptionGroup var options: ClientOptions
+
+    func run() async throws {
+        let client = try await options.connect()
+        let subscription: StreamSubscription
+        do {
+            subscription = try await client.subscribe(to: stream, since: since.map { StreamPosition(offset: $0, epoch: nil) })
+        } catch {
+            FileHandle.standardError.write(Data(("error: \(error)\n").utf8))
+            await client.disconnect()
+            throw ExitCode(1)
+        }
+        if since != nil && !subscription.recovered {
+            FileHandle.standardError.write(Data("warning: the log no longer holds every event after --since\n".utf8))
+        }
+        var seen = 0
+        for await update in subscription.updates {
+            switch update {
+            case .event(let event):
+                FileHandle.standardOutput.write(try WireCoding.encoder.encode(event) + Data("\n".utf8))
+                seen += 1
+                if let count, seen >= count {
+                    await client.disconnect()
+                    return
+                }
+            case .resubscribed(let recovered):
+                if !recovered { FileHandle.standardError.write(Data("warning: events were missed while reconnecting\n".utf8)) }
+            }
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import ArgumentParser
+import Foundation
+import GreenroomServer
+import Logging
+
+/// `greenroom serve`: runs the server until SIGINT or SIGTERM.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the server (settings from flags, then GREENROOM_* variables, then defaults).")
+
+    @Option(help: "Address to listen on (GREENROOM_HOST, default 127.0.0.1).") var host: String?
+    @Option(help: "Port to listen on; 0 picks one (GREENROOM_PORT, default 8080).") var port: Int?
+    @Option(name: .customLong("data-dir"), help: "Data directory (GREENROOM_DATA_DIR, default ./greenroom-data).") var dataDir: String?
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
+
+    func run() async throws {
+        var config = try ServerConfiguration.fromEnvironment()
+        if let host { config.host = host }
+        if let port { config.port = port }
+        if let dataDir { config.dataDirectory = dataDir }
+        try config.validate()
+        var logger = Logger(label: "greenroom")
+        let level = logLevel ?? ProcessInfo.processInfo.environment["GREENROOM_LOG_LEVEL"] ?? "info"
+        logger.logLevel = Logger.Level(rawValue: level) ?? .info
+        FileLimits.raise(logger: logger)
+        let server = try await GreenroomServer.start(configuration: config, logger: logger, signals: [.sigint, .sigterm])
+        say("""
+            Greenroom is listening on \(server.baseURL.absoluteString) (WebSocket \(server.webSocketURL.absoluteString))
+            data directory: \(config.dataDirectory)
+            app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
+            server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)
+            """)
+        try await server.waitUntilStopped()
+        say("Greenroom stopped")
+    }
+
+    /// Writes a line to standard output at once (print is buffered when piped).
+    private func say(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Logging
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A real server on an ephemeral port with its own temporary data directory.
+struct TestServer {
+    let server: GreenroomServer
+    let dataDirectory: String
+
+    var port: Int { server.port }
+    var url: URL { server.baseURL }
+    var apiKey: String { server.secrets.apiKey }
+
+    static func makeDataDirectory() -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-test-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    static func start(dataDirectory: String? = nil, port: Int = 0, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
+        var config = ServerConfiguration()
+        config.port = port
+        config.dataDirectory = dataDirectory ?? makeDataDirectory()
+        config.shutdownGrace = 2
+        configure(&config)
+        var logger = Logger(label: "greenroom.test")
+        logger.logLevel = ProcessInfo.processInfo.environment["GREENROOM_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
+        let server = try await GreenroomServer.start(configuration: config, logger: logger)
+        return TestServer(server: server, dataDirectory: config.dataDirectory)
+    }
+
+    func token(_ user: String, ttl: TimeInterval = 3600, grants: [String] = []) async throws -> String {
+        try await server.token(userId: user, ttl: ttl, grants: grants)
+    }
+
+    /// A connected SDK client for `user`.
+    func client(_ user: String, grants: [String] = [], configure: (inout ClientConfiguration) -> Void = { _ in }) async throws -> GreenroomClient {
+        var config = ClientConfiguration(serverURL: url)
+        config.initialReconnectDelay = .milliseconds(50)
+        config.maxReconnectDelay = .milliseconds(500)
+        configure(&config)
+        let client = GreenroomClient(configuration: config)
+        try await client.connect(token: try await token(user, grants: grants))
+        return client
+    }
+
+    /// A REST call with the server API key (or `key`); returns the status and the JSON body.
+    func rest(_ method: String, _ path: String, body: RawJSON? = nil, key: String? = nil, headers: [String: String] = [:]) async throws -> (Int, RawJSON) {
+        var request = URLRequest(url: URL(string: path, relativeTo: url)!)
+        request.httpMethod = method
+        if let key = key ?? Optional(apiKey), !key.isEmpty { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = try body.jsonData()
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        }
+        let (data, status) = try await HTTPTransport.data(for: request)
+        let json = data.isEmpty ? RawJSON.nil : ((try? RawJSON(json: data)) ?? .string(String(decoding: data, as: UTF8.self)))
+        return (status, json)
+    }
+
+    func shutdown() async throws {
+        try await server.shutdown()
+    }
+}
+
+/// Runs `body` with a fresh server, shutting it down afterwards even when `body` throws.
+func withServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: (TestServer) async throws -> T) async throws -> T {
+    let server = try await TestServer.start(configure)
+    do {
+        let result = try await body(server)
+        try await server.shutdown()
+        return result
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+}
+
+/// Waits until `condition` holds, polling; fails the test after `timeout`.
+func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
+    let clock = ContinuousClock()
+    let deadline = clock.now + timeout
+    while clock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(20))
+    }
+    Issue.record("timed out waiting until \(what)")
+    throw TestTimeout(what: what)
+}
+
+struct TestTimeout: Error { let what: String }
+
+/// Runs `body`, failing with a timeout error when it takes longer than `timeout`.
+func withTimeout<T: Sendable>(_ timeout: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        guard let first = try await group.next(), let value = first else {
+            group.cancelAll()
+            Issue.record("timed out: \(what)")
+            throw TestTimeout(what: what)
+        }
+        group.cancelAll()
+        return value
+    }
+}
+
+/// Collects `count` events from a subscription, with the recovery reports seen on the way.
+func collect(_ subscription: StreamSubscription, count: Int, timeout: Duration = .seconds(60)) async throws -> (events: [StreamEvent], recoveries: [Bool]) {
+    try await withTimeout(timeout, "\(count) events on \(subscription.stream)") {
+        var events: [StreamEvent] = []
+        var recoveries: [Bool] = []
+        for await update in subscription.updates {
+            switch update {
+            case .event(let event): events.append(event)
+            case .resubscribed(let recovered): recoveries.append(recovered)
+            }
+            if events.count >= count { break }
+        }
+        return (events, recoveries)
+    }
+}
