@@ -17,6 +17,8 @@ final class ServerCore: Sendable {
     let users: UserService
     let connections = ConnectionRegistry()
     let upgradeRefusals = UpgradeRefusals()
+    /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
+    let draining = Atomic<Bool>(false)
     let commands: CommandRouter
 
     init(configuration: ServerConfiguration, storage: any GreenroomStorage, tokens: TokenService, secrets: Secrets, logger: Logger) {

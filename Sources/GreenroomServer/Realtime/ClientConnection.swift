@@ -207,6 +207,9 @@ final class ClientConnection: Sendable {
                     try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
                 }
             case .close(let code, let reason):
+                // A peer that never answers the close frame is cut off after a while.
+                let channel = self.channel
+                channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
                 try await outbound.close(code, reason: reason)
                 return
             case .stop:

@@ -19,7 +19,11 @@ extension ServerCore {
     }
 
     func authenticate(_ request: Request) async throws -> Identity {
-        try await tokens.verify(try token(from: request))
+        let identity = try await tokens.verify(try token(from: request))
+        if draining.load(ordering: .relaxed) {
+            throw GreenroomError(.unavailable, "the server is shutting down; reconnect shortly")
+        }
+        return identity
     }
 
     /// `GET /v1/connect`: the WebSocket. The token is checked before the upgrade; a refused
@@ -55,7 +59,9 @@ extension ServerCore {
             connections.remove(connection)
             metrics.connectionChanged(by: -1)
         }
-        await withTaskGroup(of: Void.self) { group in
+        // A failed read (a message over the limit, say) is rethrown after clean-up so
+        // that the WebSocket handler closes with its code (1009 for a message too big).
+        let readError: (any Error)? = await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do { try await connection.runWriter(outbound) } catch {}
             }
@@ -64,6 +70,7 @@ extension ServerCore {
                 guard (try? await Task.sleep(for: .seconds(max(remaining, 0)))) != nil else { return }
                 connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
             }
+            var readError: (any Error)?
             do {
                 for try await message in inbound.messages(maxSize: Limits.maxClientFrameBytes) {
                     let text: ByteBuffer = switch message {
@@ -74,10 +81,13 @@ extension ServerCore {
                 }
             } catch {
                 logger.debug("connection \(connection.id) ended: \(error)")
+                readError = error
             }
             for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
             connection.finish()
             group.cancelAll()
+            return readError
         }
+        if let readError { throw readError }
     }
 }

@@ -30,6 +30,7 @@ struct ConnectionDrainService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
+        core.draining.store(true, ordering: .relaxed)
         let connections = core.connections.all
         core.logger.info("shutting down: asking \(connections.count) clients to reconnect")
         for connection in connections {
@@ -38,6 +39,11 @@ struct ConnectionDrainService: Service {
         let deadline = Date().addingTimeInterval(core.configuration.shutdownGrace)
         while core.connections.count > 0, Date() < deadline {
             try? await Task.sleep(for: .milliseconds(20))
+        }
+        let stragglers = core.connections.all
+        if !stragglers.isEmpty {
+            core.logger.info("shutting down: cutting \(stragglers.count) clients that did not close in time")
+            for connection in stragglers { connection.drop() }
         }
     }
 }

@@ -1,0 +1,110 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Synchronization
+import Testing
+
+@Suite("Slow consumers, graceful shutdown and restarts")
+struct LifecycleTests {
+    @Test("a client that stops reading is disconnected; 20 other subscribers receive everything")
+    func slowConsumer() async throws {
+        try await withServer({ $0.outboundQueueLimit = 32 }) { server in
+            var clients: [GreenroomClient] = []
+            var subscriptions: [StreamSubscription] = []
+            for index in 0..<20 {
+                let client = try await server.client("reader\(index)", grants: ["app:firehose"])
+                clients.append(client)
+                subscriptions.append(try await client.subscribe(to: "app:firehose"))
+            }
+            // The slow one: a tiny receive buffer, subscribed, and never reads again.
+            let slow = try RawSocket(port: server.port, receiveBufferBytes: 4096)
+            let token = try await server.token("sloth", grants: ["app:firehose"])
+            #expect(try await slow.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(token)"]).status == 101)
+            try slow.sendText(#"{"id":1,"op":"stream.subscribe","args":{"stream":"app:firehose"}}"#)
+            let subscribed = try RawJSON(json: try await slow.readText())
+            #expect(subscribed["result"]?["recovered"] == true)
+
+            let payload = RawJSON.string(String(repeating: "p", count: 2048))
+            var published = 0
+            func dropped() -> Bool { server.server.metrics.exposition().contains("greenroom_outbound_queue_drops_total 1") }
+            while !dropped() && published < 3000 {
+                published += 1
+                try await server.server.publish(stream: "app:firehose", data: ["n": .number(Double(published)), "pad": payload])
+            }
+            #expect(dropped(), "the slow client was never dropped after \(published) events")
+            for _ in 0..<50 {
+                published += 1
+                try await server.server.publish(stream: "app:firehose", data: ["n": .number(Double(published)), "pad": payload])
+            }
+            _ = try await slow.readUntilClosed(timeout: .seconds(30))
+            for subscription in subscriptions {
+                let (events, recoveries) = try await collect(subscription, count: published)
+                #expect(events.map(\.offset) == Array(1...UInt64(published)))
+                #expect(recoveries.isEmpty)
+            }
+            try await eventually("only the 20 remain") { server.server.connectionCount == 20 }
+            for client in clients { await client.disconnect() }
+        }
+    }
+
+    @Test("graceful shutdown tells clients to reconnect; a restart keeps users and logs; clients resume")
+    func shutdownAndRestart() async throws {
+        let directory = TestServer.makeDataDirectory()
+        let first = try await TestServer.start(dataDirectory: directory)
+        let port = first.port
+        let (created, _) = try await first.rest("POST", "/v1/users", body: ["id": "keeper", "nickname": "Keeper", "extraData": ["k": 1]])
+        #expect(created == 201)
+        for index in 1...10 { try await first.server.publish(stream: "app:log", data: ["n": .number(Double(index))]) }
+
+        let client = try await first.client("alice", grants: ["app:log"]) {
+            $0.initialReconnectDelay = .milliseconds(100)
+            $0.maxReconnectDelay = .milliseconds(300)
+        }
+        let subscription = try await client.subscribe(to: "app:log", since: StreamPosition(offset: 0, epoch: nil))
+        let (before, _) = try await collect(subscription, count: 10)
+        #expect(before.map(\.offset) == Array(1...10).map(UInt64.init))
+
+        let raw = try RawSocket(port: port)
+        let token = try await first.token("watcher")
+        #expect(try await raw.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(token)"]).status == 101)
+        try await eventually("both clients are connected") { first.server.connectionCount == 2 }
+
+        // Appends racing the shutdown: every one acknowledged must survive it.
+        let acknowledged = Locked<[UInt64]>([])
+        let writers = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for index in 11...60 {
+                    group.addTask {
+                        if let event = try? await first.server.publish(stream: "app:log", data: ["n": .number(Double(index))]) {
+                            acknowledged.withLock { $0.append(event.offset) }
+                        }
+                    }
+                }
+            }
+        }
+        try await first.shutdown()
+        await writers.value
+        #expect(try await raw.readUntilClosed(timeout: .seconds(10)) == CloseCode.serverRestarting.rawValue)
+        try await eventually("the client notices") { client.connectionState != .connected }
+
+        let second = try await TestServer.start(dataDirectory: directory, port: port)
+        let (kept, keeper) = try await second.rest("GET", "/v1/users/keeper")
+        #expect(kept == 200 && keeper["extraData"]?["k"]?.numberValue == 1)
+        let (_, log) = try await second.rest("GET", "/v1/streams/app:log/events?after=0&limit=1000")
+        let stored = Set(log.arrayValue?.compactMap { $0["offset"]?.numberValue.map { UInt64($0) } } ?? [])
+        let acked = acknowledged.value
+        #expect(acked.allSatisfy(stored.contains), "acknowledged but lost: \(acked.filter { !stored.contains($0) })")
+        #expect(stored.isSuperset(of: Set(1...10)))
+        let head = stored.max() ?? 10
+
+        try await eventually("the client is back", timeout: .seconds(20)) { client.connectionState == .connected }
+        try await second.server.publish(stream: "app:log", data: ["n": "after restart"])
+        let (after, recoveries) = try await collect(subscription, count: Int(head) - 10 + 1)
+        #expect(after.map(\.offset) == Array(11...(head + 1)))
+        #expect(recoveries == [true])
+        #expect(after.last?.data["n"]?.stringValue == "after restart")
+        #expect(after.last?.epoch == before.first?.epoch)
+        await client.disconnect()
+        try await second.shutdown()
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Testing
+
+@Suite("Bad frames get clear errors and the connection survives")
+struct ProtocolRobustnessTests {
+    func connectRaw(_ server: TestServer, _ user: String) async throws -> RawSocket {
+        let socket = try RawSocket(port: server.port)
+        let token = try await server.token(user)
+        let (status, _) = try await socket.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(token)"])
+        #expect(status == 101)
+        return socket
+    }
+
+    func reply(_ socket: RawSocket, to text: String) async throws -> RawJSON {
+        try socket.sendText(text)
+        return try RawJSON(json: try await socket.readText())
+    }
+
+    @Test("malformed JSON, non-commands, unknown operations and wrong argument types")
+    func badCommands() async throws {
+        try await withServer { server in
+            let socket = try await connectRaw(server, "alice")
+            let cases: [(String, ErrorCode, Double)] = [
+                ("{not json", .malformedFrame, 0),
+                (#"[1,2,3]"#, .malformedFrame, 0),
+                (#"{"op":"user.me"}"#, .malformedFrame, 0),
+                (#"{"id":"seven","op":"user.me"}"#, .malformedFrame, 0),
+                (#"{"id":5,"op":"no.such.thing","args":{}}"#, .unknownOperation, 5),
+                (#"{"id":6,"op":"user.get","args":{"id":42}}"#, .invalidParameterValue, 6),
+                (#"{"id":7,"op":"user.get","args":{}}"#, .invalidParameterValue, 7),
+                (#"{"id":8,"op":"user.list","args":{"limit":"ten"}}"#, .invalidParameterValue, 8),
+                (#"{"id":9,"op":"user.list","args":{"limit":0}}"#, .invalidParameterValue, 9),
+                (#"{"id":10,"op":"stream.subscribe","args":{"stream":"no spaces allowed"}}"#, .invalidParameterValue, 10),
+                (#"{"id":11,"op":"stream.subscribe","args":{"stream":"app:secret"}}"#, .permissionDenied, 11),
+                (#"{"id":12,"op":"stream.subscribe","args":{"stream":"mystery:x"}}"#, .invalidParameterValue, 12),
+                (#"{"id":13,"op":"stream.unsubscribe","args":{"stream":"app:never"}}"#, .notFound, 13),
+                (#"{"id":14,"op":"user.partialUpdate","args":{"set":{"extraData":{"a":1}},"unset":["a"]}}"#, .invalidParameterValue, 14),
+            ]
+            for (frame, code, re) in cases {
+                let answer = try await reply(socket, to: frame)
+                #expect(answer["error"]?["code"]?.numberValue == Double(code.rawValue), "\(frame) → \(answer)")
+                #expect(answer["error"]?["name"]?.stringValue == code.name)
+                #expect(answer["error"]?["message"]?.stringValue?.isEmpty == false)
+                #expect(answer["re"]?.numberValue == re)
+            }
+            // Binary frames carry JSON too; invalid UTF-8 is just malformed.
+            try socket.sendFrame(opcode: 2, payload: [0xff, 0xfe, 0x00])
+            let binary = try RawJSON(json: try await socket.readText())
+            #expect(binary["error"]?["name"]?.stringValue == "malformedFrame")
+            // After all that, the connection still works.
+            let me = try await reply(socket, to: #"{"id":99,"op":"user.me"}"#)
+            #expect(me["re"]?.numberValue == 99)
+            #expect(me["result"]?["id"]?.stringValue == "alice")
+            #expect(server.server.connectionCount == 1)
+        }
+    }
+
+    @Test("a frame over 64 KiB closes that connection with 1009; the server keeps serving others")
+    func oversizedFrame() async throws {
+        try await withServer { server in
+            let bystander = try await server.client("bob")
+            let socket = try await connectRaw(server, "alice")
+            let huge = #"{"id":1,"op":"user.update","args":{"nickname":""# + String(repeating: "a", count: 70 * 1024) + #""}}"#
+            try socket.sendText(huge)
+            #expect(try await socket.readUntilClosed() == 1009)
+
+            // A message split in fragments is limited as a whole.
+            let fragmented = try await connectRaw(server, "carol")
+            let part = [UInt8](repeating: UInt8(ascii: "a"), count: 40 * 1024)
+            try fragmented.write([0x01, 0xfe, 0xa0, 0x00, 0, 0, 0, 0] + part)  // text, not final, masked with zeros
+            try fragmented.write([0x80, 0xfe, 0xa0, 0x00, 0, 0, 0, 0] + part)  // continuation, final
+            let fragmentedCode = try await fragmented.readUntilClosed()
+            #expect(fragmentedCode == 1009, "closed with \(String(describing: fragmentedCode))")
+
+            #expect(try await bystander.currentUserController().currentUser().id == "bob")
+            let fresh = try await server.client("dave")
+            #expect(try await fresh.user(id: "bob").id == "bob")
+            // The SDK refuses to send such a frame at all.
+            do {
+                try await fresh.currentUserController().updateUserData(name: String(repeating: "n", count: 70 * 1024))
+                Issue.record("the SDK sent an oversized frame")
+            } catch let error as GreenroomError {
+                #expect(error.is(.payloadTooLarge))
+            }
+            #expect(fresh.connectionState == .connected)
+            await bystander.disconnect()
+            await fresh.disconnect()
+        }
+    }
+
+    @Test("a peer that stops answering pings is disconnected")
+    func heartbeat() async throws {
+        try await withServer({ $0.heartbeatInterval = 1 }) { server in
+            let silent = try await connectRaw(server, "ghost")
+            try await eventually("the peer is connected") { server.server.connectionCount == 1 }
+            // The raw socket never answers the server's pings.
+            try await eventually("the silent peer is dropped", timeout: .seconds(15)) { server.server.connectionCount == 0 }
+            _ = silent
+        }
+    }
+}
