@@ -7,7 +7,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "greenroom",
-    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17)],
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .visionOS(.v2)],
     products: [
         .library(name: "GreenroomProtocol", targets: ["GreenroomProtocol"]),
         .library(name: "GreenroomServer", targets: ["GreenroomServer"]),

@@ -115,7 +115,8 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
 
 /// WebSocket close codes the server uses, in ranges that tell the client what to do.
 ///
-/// - `1000`–`1999`: standard codes (`1009`: a frame over the 64 KiB limit).
+/// - `1000`–`1999`: standard codes (`1001`: no answer to the server's pings;
+///   `1009`: a frame over the 64 KiB limit).
 /// - `4000`–`4099`: reconnect and resume from the last positions.
 /// - `4100`–`4199`: do not reconnect with the same credentials.
 public enum CloseCode: Int, Sendable {
@@ -123,8 +124,6 @@ public enum CloseCode: Int, Sendable {
     case serverRestarting = 4000
     /// The client read too slowly and its outbound queue overflowed: reconnect and resume.
     case slowConsumer = 4001
-    /// No command or pong arrived in time.
-    case heartbeatTimeout = 4002
     /// The token expired while connected: fetch a fresh token, then reconnect.
     case tokenExpired = 4100
     /// The user was deleted or its access revoked.
@@ -135,7 +134,7 @@ public enum CloseCode: Int, Sendable {
     /// Whether a client should reconnect (possibly after fetching a fresh token).
     public var shouldReconnect: Bool {
         switch self {
-        case .serverRestarting, .slowConsumer, .heartbeatTimeout, .tokenExpired: true
+        case .serverRestarting, .slowConsumer, .tokenExpired: true
         case .forbidden, .messageTooBig: false
         }
     }

@@ -41,10 +41,12 @@ extension RawJSON: Codable {
 }
 
 extension RawJSON {
-    /// Parses JSON text (an object, array or scalar at the top level).
+    /// Parses JSON text (an object, array or scalar at the top level), strictly: a
+    /// trailing comma, which Foundation's parser lets through, is refused.
     ///
     /// - Throws: `DecodingError` when the text is not valid JSON.
     public init(json data: Data) throws {
+        try StrictJSON.check(data)
         self = try JSONDecoder().decode(RawJSON.self, from: data)
     }
 

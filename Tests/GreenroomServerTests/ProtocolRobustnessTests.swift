@@ -26,6 +26,7 @@ struct ProtocolRobustnessTests {
                 ("{not json", .malformedFrame, 0),
                 (#"[1,2,3]"#, .malformedFrame, 0),
                 (#"{"op":"user.me"}"#, .malformedFrame, 0),
+                (#"{"id":3,"op":"user.me",}"#, .malformedFrame, 0),
                 (#"{"id":"seven","op":"user.me"}"#, .malformedFrame, 0),
                 (#"{"id":5,"op":"no.such.thing","args":{}}"#, .unknownOperation, 5),
                 (#"{"id":6,"op":"user.get","args":{"id":42}}"#, .invalidParameterValue, 6),

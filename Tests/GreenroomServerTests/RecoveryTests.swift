@@ -75,6 +75,24 @@ struct RecoveryTests {
         }
     }
 
+    @Test("events older than the retention age are removed; resuming before them is not a recovery")
+    func retentionAge() async throws {
+        try await withServer({ $0.retentionAge = 1; $0.retentionSweepInterval = 0.2 }) { server in
+            for index in 1...3 { try await server.server.publish(stream: "app:old", data: ["n": .number(Double(index))]) }
+            try await eventually("the sweep removed them", timeout: .seconds(10)) {
+                let (_, log) = try await server.rest("GET", "/v1/streams/app:old/events?after=0")
+                return log.arrayValue?.isEmpty == true
+            }
+            let client = try await server.client("alice", grants: ["app:old"])
+            let old = try await client.subscribe(to: "app:old", since: StreamPosition(offset: 1, epoch: nil))
+            #expect(!old.recovered)
+            try await server.server.publish(stream: "app:old", data: ["n": 4])
+            let (events, _) = try await collect(old, count: 1)
+            #expect(events.map(\.offset) == [4])
+            await client.disconnect()
+        }
+    }
+
     @Test("the SDK reports an incomplete recovery after a reconnect")
     func sdkReportsIncompleteRecovery() async throws {
         try await withServer({ $0.retentionCount = 20 }) { server in
@@ -82,7 +100,7 @@ struct RecoveryTests {
                 $0.initialReconnectDelay = .seconds(2)
                 $0.maxReconnectDelay = .seconds(2)
             }
-            let recorder = await DelegateRecorder()
+            let recorder = DelegateRecorder()
             client.delegate = recorder
             let sub = try await client.subscribe(to: "app:feed")
             try await server.server.publish(stream: "app:feed", data: ["n": 1])

@@ -68,6 +68,7 @@ struct CommandRouter: Sendable {
     func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore) async {
         let command: CommandFrame
         do {
+            try StrictJSON.check(text.readableBytesView)
             command = try WireCoding.decoder.decode(CommandFrame.self, from: Data(buffer: text))
         } catch {
             core.metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)

@@ -1,0 +1,96 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("The greenroom command")
+struct CLITests {
+    @Test("serve: flags, secret files of mode 0600, health, and a graceful stop on SIGTERM")
+    func serve() async throws {
+        let directory = TestServer.makeDataDirectory() + "/nested/data"
+        let server = try CLI.start(["serve", "--port", "0", "--data-dir", directory])
+        var base: String?
+        try await eventually("the server says where it listens") {
+            guard let line = server.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
+            base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init)
+            return base != nil
+        }
+        let output = server.output.value
+        #expect(output.contains("\(directory)/app-secret"))
+        #expect(output.contains("\(directory)/api-key"))
+        for file in ["app-secret", "api-key"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(file)")
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file) mode")
+        }
+        let (data, status) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base! + "/health")!))
+        #expect(status == 200 && String(decoding: data, as: UTF8.self).contains("ok"))
+        let (metrics, metricsStatus) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base! + "/metrics")!))
+        #expect(metricsStatus == 200 && String(decoding: metrics, as: UTF8.self).contains("greenroom_connections"))
+
+        server.process.terminate()  // SIGTERM
+        try await withTimeout(.seconds(20), "serve stops") { await server.waitForExit() }
+        #expect(server.process.terminationStatus == 0)
+        #expect(server.output.value.contains("Greenroom stopped"))
+
+        // The same settings from the environment.
+        let fromEnv = try CLI.start(["serve"], environment: ["GREENROOM_PORT": "0", "GREENROOM_DATA_DIR": directory])
+        try await eventually("the server starts from the environment") { fromEnv.output.value.contains("is listening on") }
+        #expect(!fromEnv.output.value.contains("(new)"), "the secrets were made again")
+        fromEnv.process.interrupt()  // SIGINT
+        try await withTimeout(.seconds(20), "serve stops on SIGINT") { await fromEnv.waitForExit() }
+        #expect(fromEnv.process.terminationStatus == 0)
+
+        let bad = try await CLI.run(["serve", "--port", "70000", "--data-dir", directory])
+        #expect(bad.status != 0)
+    }
+
+    @Test("token, call and listen against a running server")
+    func clientVerbs() async throws {
+        try await withServer { server in
+            let common = ["--data-dir", server.dataDirectory, "--server", server.url.absoluteString]
+
+            let token = try await CLI.run(["token", "alice", "--data-dir", server.dataDirectory, "--ttl", "120", "--grant", "app:news"])
+            #expect(token.status == 0)
+            let client = GreenroomClient(serverURL: server.url)
+            try await client.connect(token: token.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            _ = try await client.subscribe(to: "app:news")
+            await client.disconnect()
+
+            let me = try await CLI.run(["call", "user.me", "--user", "alice"] + common)
+            #expect(me.status == 0, "\(me.stderr)")
+            #expect(try RawJSON(json: me.stdout)["id"]?.stringValue == "alice")
+
+            let update = try await CLI.run(["call", "user.partialUpdate", #"{"set":{"nickname":"Alice"}}"#, "--user", "alice"] + common)
+            #expect(try RawJSON(json: update.stdout)["nickname"]?.stringValue == "Alice")
+
+            let missing = try await CLI.run(["call", "user.get", #"{"id":"nobody"}"#, "--user", "alice"] + common)
+            #expect(missing.status == 1)
+            #expect(missing.stderr.contains("notFound"))
+            #expect(missing.stdout.isEmpty)
+
+            let badJSON = try await CLI.run(["call", "user.get", "{nope", "--user", "alice"] + common)
+            #expect(badJSON.status != 0)
+
+            for index in 1...3 { try await server.server.publish(stream: "app:news", type: "story", data: ["n": .number(Double(index))]) }
+            let listen = try await CLI.run(["listen", "app:news", "--since", "0", "--count", "3", "--user", "alice", "--grant", "app:news"] + common)
+            #expect(listen.status == 0, "\(listen.stderr)")
+            let lines = listen.stdout.split(separator: "\n").map { try? RawJSON(json: String($0)) }
+            #expect(lines.map { $0?["offset"]?.numberValue } == [1, 2, 3])
+            #expect(lines.first??["type"]?.stringValue == "story")
+
+            let live = try CLI.start(["listen", "app:news", "--count", "1", "--user", "bob", "--grant", "app:news"] + common)
+            try await eventually("the listener subscribed") {
+                (try? await server.rest("GET", "/metrics")).map { $0.1.stringValue?.contains(#"op="stream.subscribe",outcome="ok"} 3"#) == true } ?? false
+            }
+            let (_, published) = try await server.rest("POST", "/v1/streams/app:news/events", body: ["type": "breaking", "data": "live"])
+            try await withTimeout(.seconds(20), "listen prints the live event") { await live.waitForExit() }
+            #expect(try RawJSON(json: live.output.value.trimmingCharacters(in: .whitespacesAndNewlines))["offset"] == published["offset"])
+
+            let denied = try await CLI.run(["listen", "app:news", "--count", "1", "--user", "carol"] + common)
+            #expect(denied.status == 1 && denied.stderr.contains("permissionDenied"))
+        }
+    }
+}

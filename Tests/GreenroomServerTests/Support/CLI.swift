@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// Runs the `greenroom` executable that `swift test` builds beside the test bundle.
+enum CLI {
+    static var executable: URL? {
+        var directory = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        if !FileManager.default.fileExists(atPath: "/proc/self/exe") {
+            directory = Bundle.main.bundleURL.deletingLastPathComponent()
+        }
+        for _ in 0..<4 {
+            let candidate = directory.appendingPathComponent("greenroom")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            directory.deleteLastPathComponent()
+        }
+        return nil
+    }
+
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs `greenroom ARGS` to completion (at most `timeout`).
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> Result {
+        let process = try start(arguments, environment: environment)
+        try await withTimeout(timeout, "greenroom \(arguments.joined(separator: " "))") {
+            await process.waitForExit()
+        }
+        return Result(status: process.process.terminationStatus, stdout: process.output.value, stderr: process.errors.value)
+    }
+
+    /// A running `greenroom` process whose output is collected as it comes.
+    final class Running: Sendable {
+        let process: Process
+        let output = Locked("")
+        let errors = Locked("")
+        private let exited = Locked<[CheckedContinuation<Void, Never>]?>([])
+
+        init(process: Process) { self.process = process }
+
+        func didExit() {
+            let waiters = exited.withLock { state -> [CheckedContinuation<Void, Never>] in
+                defer { state = nil }
+                return state ?? []
+            }
+            for waiter in waiters { waiter.resume() }
+        }
+
+        func waitForExit() async {
+            await withCheckedContinuation { continuation in
+                let done = exited.withLock { state -> Bool in
+                    guard state != nil else { return true }
+                    state?.append(continuation)
+                    return false
+                }
+                if done { continuation.resume() }
+            }
+        }
+    }
+
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
+        guard let executable else {
+            Issue.record("the greenroom executable was not found beside the tests")
+            throw TestTimeout(what: "no executable")
+        }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GREENROOM_") }
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let running = Running(process: process)
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { running.output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        err.fileHandleForReading.readabilityHandler = { handle in
+            let data = handle.availableData
+            if !data.isEmpty { running.errors.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        }
+        process.terminationHandler = { _ in
+            // Let the pipes deliver what is left before reporting the exit.
+            let rest = out.fileHandleForReading.readDataToEndOfFile()
+            let restErr = err.fileHandleForReading.readDataToEndOfFile()
+            out.fileHandleForReading.readabilityHandler = nil
+            err.fileHandleForReading.readabilityHandler = nil
+            if !rest.isEmpty { running.output.withLock { $0 += String(decoding: rest, as: UTF8.self) } }
+            if !restErr.isEmpty { running.errors.withLock { $0 += String(decoding: restErr, as: UTF8.self) } }
+            running.didExit()
+        }
+        try process.run()
+        return running
+    }
+}
