@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/hummingbird-project/swift-websocket.git", from: "1.6.2"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -41,6 +42,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -83,7 +85,10 @@ let package = Package(
         ),
         .testTarget(
             name: "GreenroomServerTests",
-            dependencies: ["GreenroomServer", "Greenroom", "GreenroomProtocol", "greenroom"],
+            dependencies: [
+                "GreenroomServer", "Greenroom", "GreenroomProtocol", "greenroom",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
             swiftSettings: strict
         ),
     ],

@@ -8,6 +8,9 @@ public struct ClientConfiguration: Sendable {
     /// The server's base URL, `http://host:port` or `https://host`; the WebSocket is at
     /// `/v1/connect` on the same host (`ws://` or `wss://`).
     public var serverURL: URL
+    /// More nodes of the same app (several Greenroom nodes on one PostgreSQL database): when
+    /// a connection attempt fails, the client tries the next URL, round robin.
+    public var alternateServerURLs: [URL] = []
     /// The first reconnect delay; each failed attempt doubles it, up to ``maxReconnectDelay``,
     /// and every delay is jittered (50–100 % of it) so that clients spread out.
     public var initialReconnectDelay: Duration = .milliseconds(250)
@@ -25,8 +28,14 @@ public struct ClientConfiguration: Sendable {
         self.serverURL = serverURL
     }
 
+    /// Every server URL, the main one first.
+    public var serverURLs: [URL] { [serverURL] + alternateServerURLs }
+
     /// The WebSocket URL, e.g. `ws://127.0.0.1:8080/v1/connect`.
-    public var webSocketURL: String {
+    public var webSocketURL: String { webSocketURL(for: serverURL) }
+
+    /// The WebSocket URL of one of the server URLs.
+    public func webSocketURL(for serverURL: URL) -> String {
         var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) ?? URLComponents()
         components.scheme = (components.scheme == "https" || components.scheme == "wss") ? "wss" : "ws"
         components.path = "/v1/connect"
@@ -34,8 +43,9 @@ public struct ClientConfiguration: Sendable {
         return components.string ?? "ws://127.0.0.1:8080/v1/connect"
     }
 
-    /// The HTTP URL of a path on the server.
-    public func httpURL(_ path: String) -> URL {
+    /// The HTTP URL of a path on the server (or on `server`, one of ``serverURLs``).
+    public func httpURL(_ path: String, on server: URL? = nil) -> URL {
+        let serverURL = server ?? self.serverURL
         var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false) ?? URLComponents()
         components.scheme = (components.scheme == "wss" || components.scheme == "https") ? "https" : "http"
         components.path = path

@@ -30,6 +30,10 @@ extension GreenroomClient {
             }
             let (ending, connected) = await connectOnce()
             connectionLost()
+            if !connected {
+                // This node did not take us: the next attempt tries the next one.
+                state.withLock { $0.serverIndex = ($0.serverIndex + 1) % configuration.serverURLs.count }
+            }
             if connected {
                 everConnected = true
                 failures = 0
@@ -83,7 +87,8 @@ extension GreenroomClient {
     /// One connection: open, resubscribe, read until it ends. Returns why it ended and
     /// whether it got as far as connected.
     private func connectOnce() async -> (Ending, Bool) {
-        let token = state.withLock { $0.token } ?? ""
+        let (token, index) = state.withLock { ($0.token ?? "", $0.serverIndex) }
+        let server = configuration.serverURLs[index % configuration.serverURLs.count]
         var config = WebSocketClientConfiguration(
             maxFrameSize: configuration.maxInboundFrameBytes,
             autoPing: .enabled(timePeriod: configuration.heartbeatInterval))
@@ -91,7 +96,7 @@ extension GreenroomClient {
         let connected = ConnectedFlag()
         do {
             let close = try await WebSocketClient.connect(
-                url: configuration.webSocketURL, configuration: config, logger: logger
+                url: configuration.webSocketURL(for: server), configuration: config, logger: logger
             ) { inbound, outbound, _ in
                 self.state.withLock { $0.outbound = outbound }
                 let resume = Task { await self.resubscribeAll(connected: connected) }
@@ -109,7 +114,7 @@ extension GreenroomClient {
         } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
             // The server refuses before the upgrade with an HTTP status and a JSON error;
             // the WebSocket client does not expose it, so ask the same URL over plain HTTP.
-            let refusal = await probeRefusal(token: token)
+            let refusal = await probeRefusal(token: token, server: server)
             switch refusal?.errorCode {
             case .tokenExpired, .invalidToken, .notAuthenticated: return (.refreshToken(refusal!), false)
             case .permissionDenied: return (.stop(refusal), false)
@@ -132,8 +137,8 @@ extension GreenroomClient {
     }
 
     /// Asks `GET /v1/connect` over HTTP why the upgrade was refused.
-    func probeRefusal(token: String) async -> GreenroomError? {
-        var request = URLRequest(url: configuration.httpURL("/v1/connect"))
+    func probeRefusal(token: String, server: URL) async -> GreenroomError? {
+        var request = URLRequest(url: configuration.httpURL("/v1/connect", on: server))
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.timeoutInterval = 10
         guard let (data, _) = try? await HTTPTransport.data(for: request) else { return nil }

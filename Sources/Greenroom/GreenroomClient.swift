@@ -38,6 +38,8 @@ public final class GreenroomClient: Sendable {
         var readyWaiters: [UUID: CheckedContinuation<Void, any Error>] = [:]
         var loop: Task<Void, Never>?
         var stopRequested = false
+        /// Which of the configuration's server URLs the next attempt uses.
+        var serverIndex = 0
         weak var delegate: (any GreenroomClientDelegate)?
     }
 

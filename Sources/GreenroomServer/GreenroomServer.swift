@@ -85,9 +85,19 @@ public final class GreenroomServer: Sendable {
     ) async throws -> GreenroomServer {
         try configuration.validate()
         let secrets = try Secrets.loadOrCreate(in: configuration.dataDirectory)
-        let dbPath = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
-        let storage = try await SQLiteStorage.open(path: dbPath, logger: logger)
-        try await storage.migrate()
+        let storage: any GreenroomStorage
+        if let url = configuration.databaseURL {
+            storage = try await PostgresStorage.open(url: url, logger: logger)
+        } else {
+            let path = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+            storage = try await SQLiteStorage.open(path: path, logger: logger)
+        }
+        do {
+            try await storage.migrate()
+        } catch {
+            try? await storage.close()
+            throw GreenroomServerError.storage("cannot migrate the database: \(error)")
+        }
         let tokens = await TokenService(secret: secrets.appSecret)
         let core = ServerCore(configuration: configuration, storage: storage, tokens: tokens, secrets: secrets, logger: logger)
 
@@ -110,9 +120,10 @@ public final class GreenroomServer: Sendable {
             logger: logger)
         // Shut down in reverse order: clients told to reconnect, then HTTP, then the
         // retention sweep, then the event writer drains, then storage closes.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: StorageService(core: core))]
+        if let relay = core.relay { services.append(.init(service: relay)) }
         let group = ServiceGroup(configuration: .init(
-            services: [
-                .init(service: StorageService(core: core)),
+            services: services + [
                 .init(service: core.events),
                 .init(service: RetentionService(core: core)),
                 .init(service: app),

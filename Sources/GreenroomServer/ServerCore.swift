@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
     let storage: any GreenroomStorage
     let hub: EventHub
     let events: EventLog
+    /// Set when several nodes share a PostgreSQL database.
+    let relay: PostgresEventRelay?
     let tokens: TokenService
     let metrics: ServerMetrics
     let secrets: Secrets
@@ -29,7 +31,15 @@ final class ServerCore: Sendable {
         self.logger = logger
         let metrics = ServerMetrics()
         let hub = EventHub()
-        let events = EventLog(storage: storage, hub: hub, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger)
+        let relay = (storage as? PostgresStorage).map { PostgresEventRelay(storage: $0, hub: hub, metrics: metrics, logger: logger) }
+        let publish: @Sendable (StreamEvent) -> Void
+        if let relay {
+            publish = { relay.offer($0) }
+        } else {
+            publish = { hub.publish($0, metrics: metrics) }
+        }
+        let events = EventLog(storage: storage, publish: publish, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger)
+        self.relay = relay
         self.metrics = metrics
         self.hub = hub
         self.events = events

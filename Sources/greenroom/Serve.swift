@@ -11,6 +11,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Address to listen on (GREENROOM_HOST, default 127.0.0.1).") var host: String?
     @Option(help: "Port to listen on; 0 picks one (GREENROOM_PORT, default 8080).") var port: Int?
     @Option(name: .customLong("data-dir"), help: "Data directory (GREENROOM_DATA_DIR, default ./greenroom-data).") var dataDir: String?
+    @Option(help: "A PostgreSQL database shared by several nodes, postgres://user:password@host:port/db (GREENROOM_DATABASE); SQLite in the data directory without it.") var database: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
 
     func run() async throws {
@@ -18,6 +19,7 @@ struct Serve: AsyncParsableCommand {
         if let host { config.host = host }
         if let port { config.port = port }
         if let dataDir { config.dataDirectory = dataDir }
+        if let database { config.databaseURL = database }
         try config.validate()
         var logger = Logger(label: "greenroom")
         let level = logLevel ?? ProcessInfo.processInfo.environment["GREENROOM_LOG_LEVEL"] ?? "info"
@@ -27,6 +29,7 @@ struct Serve: AsyncParsableCommand {
         say("""
             Greenroom is listening on \(server.baseURL.absoluteString) (WebSocket \(server.webSocketURL.absoluteString))
             data directory: \(config.dataDirectory)
+            storage: \(config.databaseURL.map { _ in "PostgreSQL (several nodes may share it)" } ?? "SQLite in the data directory")
             app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
             server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)
             """)

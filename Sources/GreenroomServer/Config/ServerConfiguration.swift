@@ -11,6 +11,11 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Where the database, the app secret and the API key live (`GREENROOM_DATA_DIR`, default `./greenroom-data`).
     public var dataDirectory: String = "./greenroom-data"
+    /// A PostgreSQL database shared by several nodes, `postgres://user:password@host:port/database`
+    /// (`GREENROOM_DATABASE`); without it the node keeps its data in SQLite in the data directory.
+    /// Every node of an app must use the same app secret and API key (copy the data directory's
+    /// `app-secret` and `api-key` files to each node).
+    public var databaseURL: String?
     /// How many events each stream's log keeps at the most (`GREENROOM_RETENTION_COUNT`, default 10,000).
     public var retentionCount: UInt64 = 10_000
     /// How long each stream's log keeps an event (`GREENROOM_RETENTION_SECONDS`, default 86,400: one day).
@@ -44,6 +49,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_HOST") { (v: String) in config.host = v }
         try value("GREENROOM_PORT") { (v: Int) in config.port = v }
         try value("GREENROOM_DATA_DIR") { (v: String) in config.dataDirectory = v }
+        try value("GREENROOM_DATABASE") { (v: String) in config.databaseURL = v }
         try value("GREENROOM_RETENTION_COUNT") { (v: UInt64) in config.retentionCount = v }
         try value("GREENROOM_RETENTION_SECONDS") { (v: Double) in config.retentionAge = v }
         try value("GREENROOM_RETENTION_SWEEP_SECONDS") { (v: Double) in config.retentionSweepInterval = v }
@@ -60,6 +66,7 @@ public struct ServerConfiguration: Sendable {
         guard retentionCount >= 1 else { throw GreenroomServerError.invalidConfiguration("retention count must be at least 1") }
         guard retentionAge > 0 else { throw GreenroomServerError.invalidConfiguration("retention age must be positive") }
         guard outboundQueueLimit >= 16 else { throw GreenroomServerError.invalidConfiguration("outbound queue limit must be at least 16") }
+        if let databaseURL { _ = try DatabaseURL(databaseURL) }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
     }
 }

@@ -22,7 +22,7 @@ final class EventLog: Service, Sendable {
     }
 
     private let storage: any GreenroomStorage
-    private let hub: EventHub
+    private let publish: @Sendable (StreamEvent) -> Void
     private let metrics: ServerMetrics
     private let retentionCount: UInt64
     private let logger: Logger
@@ -31,9 +31,11 @@ final class EventLog: Service, Sendable {
     private let wakeContinuation: AsyncStream<Void>.Continuation
     static let maxBatch = 512
 
-    init(storage: any GreenroomStorage, hub: EventHub, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger) {
+    /// - Parameter publish: hands a stored event to subscribers (the local hub, or the
+    ///   relay that orders events of all nodes).
+    init(storage: any GreenroomStorage, publish: @escaping @Sendable (StreamEvent) -> Void, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger) {
         self.storage = storage
-        self.hub = hub
+        self.publish = publish
         self.metrics = metrics
         self.retentionCount = retentionCount
         self.logger = logger
@@ -83,7 +85,7 @@ final class EventLog: Service, Sendable {
                 let outcomes = try await storage.appendEvents(batch.map(\.append), retentionCount: retentionCount)
                 var fresh = 0
                 for outcome in outcomes where !outcome.duplicate {
-                    hub.publish(outcome.event, metrics: metrics)
+                    publish(outcome.event)
                     fresh += 1
                 }
                 metrics.eventsAppended(fresh)

@@ -2,6 +2,7 @@ import Foundation
 import GreenroomProtocol
 import Logging
 import NIOCore
+import NIOPosix
 import SQLiteNIO
 
 /// The embedded storage: one SQLite file in WAL mode, one writer connection (every write
@@ -9,27 +10,34 @@ import SQLiteNIO
 public final class SQLiteStorage: GreenroomStorage {
     let writer: SQLiteConnection
     let reader: SQLiteConnection
+    /// The storage's own threads: SQLite calls block (a busy wait can last seconds), so they
+    /// must not share threads with other storages or the rest of the process.
+    let threads: NIOThreadPool
     let writeLock = AsyncLock()
     /// The path of the database file.
     public let path: String
 
     /// Opens (creating if needed) the database at `path`.
     public static func open(path: String, logger: Logger = Logger(label: "greenroom.sqlite")) async throws -> SQLiteStorage {
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let threads = NIOThreadPool(numberOfThreads: 2)
+        threads.start()
+        let loop = MultiThreadedEventLoopGroup.singleton.any()
+        let writer = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger, on: loop)
         // WAL lets the reader read while the writer writes; FULL makes a commit durable
         // before it returns (grouped commits keep that affordable).
         _ = try await writer.query("PRAGMA journal_mode=WAL")
         _ = try await writer.query("PRAGMA synchronous=FULL")
         _ = try await writer.query("PRAGMA busy_timeout=5000")
         _ = try await writer.query("PRAGMA foreign_keys=ON")
-        let reader = try await SQLiteConnection.open(storage: .file(path: path), logger: logger)
+        let reader = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger, on: loop)
         _ = try await reader.query("PRAGMA busy_timeout=5000")
-        return SQLiteStorage(writer: writer, reader: reader, path: path)
+        return SQLiteStorage(writer: writer, reader: reader, threads: threads, path: path)
     }
 
-    private init(writer: SQLiteConnection, reader: SQLiteConnection, path: String) {
+    private init(writer: SQLiteConnection, reader: SQLiteConnection, threads: NIOThreadPool, path: String) {
         self.writer = writer
         self.reader = reader
+        self.threads = threads
         self.path = path
     }
 
@@ -39,49 +47,56 @@ public final class SQLiteStorage: GreenroomStorage {
             try await self.reader.close()
             try await self.writer.close()
         }
+        try await threads.shutdownGracefully()
     }
 
     /// The schema, one step per version; a database at version N runs the steps after N.
     static let migrations: [[String]] = [
+        // 1: users, streams and their event logs.
         [
             """
             CREATE TABLE users (id TEXT PRIMARY KEY, nickname TEXT NOT NULL, nickname_lower TEXT NOT NULL,
                 profile_url TEXT, extra_data TEXT NOT NULL, created_at REAL NOT NULL, updated_at REAL NOT NULL)
             """,
-            "CREATE INDEX users_nickname ON users(nickname_lower)",
             "CREATE TABLE streams (name TEXT PRIMARY KEY, epoch TEXT NOT NULL, head INTEGER NOT NULL, trimmed INTEGER NOT NULL)",
             """
             CREATE TABLE events (stream TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
                 at REAL NOT NULL, idem_key TEXT, PRIMARY KEY (stream, seq)) WITHOUT ROWID
             """,
             "CREATE UNIQUE INDEX events_idem ON events(stream, idem_key) WHERE idem_key IS NOT NULL",
+        ],
+        // 2: indexes for nickname search and age retention.
+        [
+            "CREATE INDEX users_nickname ON users(nickname_lower)",
             "CREATE INDEX events_at ON events(at)",
         ],
     ]
 
     /// The schema version this code writes.
-    public static var schemaVersion: Int { migrations.count }
+    public var latestSchemaVersion: Int { Self.migrations.count }
 
-    /// Runs the migration steps the database has not run yet, each version in one transaction.
-    public func migrate() async throws {
-        try await writeLock.withLock {
+    /// Runs the migration steps after the database's version up to `version`, all in one
+    /// transaction.
+    public func migrate(upTo version: Int) async throws {
+        let target = min(max(version, 0), Self.migrations.count)
+        // One immediate transaction: a second process migrating the same file waits for it.
+        try await write {
             _ = try await self.writer.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
             let rows = try await self.writer.query("SELECT version FROM schema_version")
-            var version = rows.first?.column("version")?.integer ?? 0
+            var current = rows.first?.column("version")?.integer ?? 0
             if rows.isEmpty { _ = try await self.writer.query("INSERT INTO schema_version (version) VALUES (0)") }
-            while version < Self.migrations.count {
-                let steps = Self.migrations[version]
-                try await self.inTransaction {
-                    for step in steps { _ = try await self.writer.query(step) }
-                    _ = try await self.writer.query("UPDATE schema_version SET version = ?", [.integer(version + 1)])
-                }
-                version += 1
+            while current < target {
+                for step in Self.migrations[current] { _ = try await self.writer.query(step) }
+                current += 1
+                _ = try await self.writer.query("UPDATE schema_version SET version = ?", [.integer(current)])
             }
         }
     }
 
     /// The schema version the database is at.
-    public func currentSchemaVersion() async throws -> Int {
+    public func schemaVersion() async throws -> Int {
+        let exists = try await reader.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+        guard !exists.isEmpty else { return 0 }
         let rows = try await reader.query("SELECT version FROM schema_version")
         return rows.first?.column("version")?.integer ?? 0
     }

@@ -45,8 +45,13 @@ public struct StreamInfo: Sendable, Hashable {
 /// Appends are linearizable per stream: offsets are gapless and unique, and an append is
 /// durable when its call returns.
 public protocol GreenroomStorage: Sendable {
-    /// Creates or upgrades the schema.
-    func migrate() async throws
+    /// Creates or upgrades the schema to `version` (1…``latestSchemaVersion``), running
+    /// only the steps the database has not run; safe when several nodes start at once.
+    func migrate(upTo version: Int) async throws
+    /// The schema version the database is at (0 when empty).
+    func schemaVersion() async throws -> Int
+    /// The schema version this code writes.
+    var latestSchemaVersion: Int { get }
     /// Closes the storage; no call may follow.
     func close() async throws
 
@@ -73,4 +78,11 @@ public protocol GreenroomStorage: Sendable {
     func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent]
     /// Removes events written before `date` from every stream; returns how many.
     func trimEvents(before date: Date) async throws -> Int
+}
+
+extension GreenroomStorage {
+    /// Creates or upgrades the schema to the latest version.
+    public func migrate() async throws {
+        try await migrate(upTo: latestSchemaVersion)
+    }
 }

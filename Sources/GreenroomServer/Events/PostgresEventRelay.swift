@@ -1,0 +1,141 @@
+import Foundation
+import GreenroomProtocol
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import Synchronization
+
+/// Carries events between nodes that share one PostgreSQL database.
+///
+/// Every node listens on `greenroom_events`; every append announces its event there on
+/// commit. This node's own appends are offered directly too, for lower latency. A single
+/// task then publishes each stream's events to the local hub strictly in offset order: a
+/// notification is a hint, the log is the truth, so an event whose notification was missed
+/// (a gap, or a listener that reconnected) is read from the log before anything after it.
+final class PostgresEventRelay: Service, Sendable {
+    enum Input: Sendable {
+        case event(StreamEvent)
+        case hint(stream: String, offset: UInt64)
+        case catchUp
+    }
+
+    private let storage: PostgresStorage
+    private let hub: EventHub
+    private let metrics: ServerMetrics
+    private let logger: Logger
+    private let inputs: AsyncStream<Input>
+    private let continuation: AsyncStream<Input>.Continuation
+    /// The last offset published to the hub, by stream, for streams with local subscribers.
+    private let published = Mutex<[String: UInt64]>([:])
+
+    init(storage: PostgresStorage, hub: EventHub, metrics: ServerMetrics, logger: Logger) {
+        self.storage = storage
+        self.hub = hub
+        self.metrics = metrics
+        self.logger = logger
+        (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+    }
+
+    /// Offers an event this node appended.
+    func offer(_ event: StreamEvent) {
+        continuation.yield(.event(event))
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.listen() }
+                group.addTask {
+                    for await input in self.inputs {
+                        if Task.isCancelled { break }
+                        await self.process(input)
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Holds a connection that LISTENs, reconnecting after failures; after each (re)connect
+    /// it asks for a catch-up, since notifications sent while it was away are lost.
+    private func listen() async {
+        var attempt = 0
+        while !Task.isCancelled {
+            do {
+                let configuration = try storage.location.connectionConfiguration()
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 1, logger: logger)
+                defer { Task { try? await connection.close() } }
+                try await connection.listen(on: PostgresStorage.notifyChannel) { notifications in
+                    attempt = 0
+                    self.continuation.yield(.catchUp)
+                    for try await notification in notifications {
+                        if let input = Self.parse(notification.payload) { self.continuation.yield(input) }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                attempt += 1
+                logger.warning("event listener lost PostgreSQL (attempt \(attempt)): \(error)")
+            }
+            try? await Task.sleep(for: .milliseconds(min(100 * (1 << min(attempt, 5)), 2_000)))
+        }
+    }
+
+    static func parse(_ payload: String) -> Input? {
+        let data = Data(payload.utf8)
+        if let event = try? WireCoding.decoder.decode(StreamEvent.self, from: data) { return .event(event) }
+        guard let hint = try? RawJSON(json: data), let stream = hint["stream"]?.stringValue,
+              let offset = hint["offset"]?.numberValue, offset >= 1 else { return nil }
+        return .hint(stream: stream, offset: UInt64(offset))
+    }
+
+    private func process(_ input: Input) async {
+        switch input {
+        case .event(let event):
+            await advance(event.stream, to: event.offset, event: event)
+        case .hint(let stream, let offset):
+            await advance(stream, to: offset, event: nil)
+        case .catchUp:
+            for stream in published.withLock({ Array($0.keys) }) {
+                guard let info = try? await storage.streamInfo(stream) else { continue }
+                await advance(stream, to: info.head, event: nil)
+            }
+        }
+    }
+
+    /// Publishes `stream`'s events up to `offset`, in order, reading from the log what was
+    /// not handed over.
+    private func advance(_ stream: String, to offset: UInt64, event: StreamEvent?) async {
+        guard hub.subscriberCount(stream) > 0 else {
+            published.withLock { _ = $0.removeValue(forKey: stream) }
+            return
+        }
+        let last = published.withLock { $0[stream] }
+        if let last, offset <= last { return }
+        if let event, last == nil || offset == last! + 1 {
+            publish(event)
+            return
+        }
+        var from = last ?? (offset - 1)
+        while from < offset {
+            let events: [StreamEvent]
+            do {
+                events = try await storage.readEvents(stream: stream, after: from, limit: 500)
+            } catch {
+                logger.error("cannot read \(stream) after \(from) to relay it: \(error)")
+                return
+            }
+            for item in events where item.offset <= offset { publish(item) }
+            guard let newest = events.last, newest.offset > from else { break }
+            from = newest.offset
+        }
+        // Events removed by retention cannot be relayed; subscribers resuming will be told.
+        published.withLock { state in if (state[stream] ?? 0) < offset { state[stream] = offset } }
+    }
+
+    private func publish(_ event: StreamEvent) {
+        published.withLock { $0[event.stream] = event.offset }
+        hub.publish(event, metrics: metrics)
+    }
+}

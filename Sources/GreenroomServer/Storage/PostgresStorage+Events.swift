@@ -1,0 +1,132 @@
+import Foundation
+import GreenroomProtocol
+import PostgresNIO
+
+extension PostgresStorage {
+    /// Appends events in one transaction. The batch's streams are locked in name order
+    /// first, then each event takes the next offset; every event is announced with NOTIFY.
+    public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
+        do {
+            return try await transaction { connection in
+                var streams: [String: StreamInfo] = [:]
+                for name in Set(appends.map(\.stream)).sorted() {
+                    streams[name] = try await self.lockStream(name, on: connection)
+                }
+                var outcomes: [AppendOutcome] = []
+                outcomes.reserveCapacity(appends.count)
+                var keys: [String: StreamEvent] = [:]
+                let now = Date()
+                for append in appends {
+                    var info = streams[append.stream]!
+                    if let key = append.idempotencyKey {
+                        if let earlier = keys[append.stream + "\u{0}" + key] {
+                            outcomes.append(AppendOutcome(event: earlier, duplicate: true))
+                            continue
+                        }
+                        let rows = try await connection.query(
+                            "SELECT seq, type, data, at FROM events WHERE stream = \(append.stream) AND idem_key = \(key)",
+                            logger: self.logger).collect()
+                        if let row = rows.first {
+                            outcomes.append(AppendOutcome(event: try Self.decodeEvent(row, stream: append.stream, epoch: info.epoch), duplicate: true))
+                            continue
+                        }
+                    }
+                    info.head += 1
+                    let event = StreamEvent(stream: append.stream, offset: info.head, epoch: info.epoch, type: append.type, data: append.data, at: now)
+                    let data = try append.data.jsonString()
+                    try await connection.query(
+                        """
+                        INSERT INTO events (stream, seq, type, data, at, idem_key)
+                        VALUES (\(append.stream), \(Int64(info.head)), \(append.type), \(data), \(now.timeIntervalSince1970), \(append.idempotencyKey))
+                        """, logger: self.logger)
+                    try await connection.query(
+                        "SELECT pg_notify(\(Self.notifyChannel), \(Self.notifyPayload(event)))", logger: self.logger)
+                    if let key = append.idempotencyKey { keys[append.stream + "\u{0}" + key] = event }
+                    streams[append.stream] = info
+                    outcomes.append(AppendOutcome(event: event, duplicate: false))
+                }
+                for (name, var info) in streams {
+                    if info.head > info.trimmed + retentionCount {
+                        info.trimmed = info.head - retentionCount
+                        try await connection.query(
+                            "DELETE FROM events WHERE stream = \(name) AND seq <= \(Int64(info.trimmed))", logger: self.logger)
+                    }
+                    try await connection.query(
+                        "UPDATE streams SET head = \(Int64(info.head)), trimmed = \(Int64(info.trimmed)) WHERE name = \(name)",
+                        logger: self.logger)
+                }
+                return outcomes
+            }
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    /// What a notification carries: the whole event when it is small, else its position.
+    static func notifyPayload(_ event: StreamEvent) -> String {
+        if let data = try? WireCoding.encoder.encode(event), data.count <= maxNotifyPayload {
+            return String(decoding: data, as: UTF8.self)
+        }
+        return (try? RawJSON(encoding: ["stream": .string(event.stream), "offset": .number(Double(event.offset))] as RawJSON).jsonString()) ?? ""
+    }
+
+    /// Creates the stream row if needed and locks it for the transaction.
+    func lockStream(_ name: String, on connection: PostgresConnection) async throws -> StreamInfo {
+        let epoch = Secrets.randomHex(bytes: 4)
+        try await connection.query(
+            "INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(name), \(epoch), 0, 0) ON CONFLICT (name) DO NOTHING",
+            logger: logger)
+        let rows = try await connection.query(
+            "SELECT epoch, head, trimmed FROM streams WHERE name = \(name) FOR UPDATE", logger: logger).collect()
+        guard let row = rows.first else { throw GreenroomServerError.storage("stream \(name) vanished") }
+        let (rowEpoch, head, trimmed) = try row.decode((String, Int64, Int64).self)
+        return StreamInfo(epoch: rowEpoch, head: UInt64(head), trimmed: UInt64(trimmed))
+    }
+
+    static func decodeEvent(_ row: PostgresRow, stream: String, epoch: String) throws -> StreamEvent {
+        let (seq, type, data, at) = try row.decode((Int64, String, String, Double).self)
+        return StreamEvent(stream: stream, offset: UInt64(seq), epoch: epoch, type: type, data: try RawJSON(json: data), at: Date(timeIntervalSince1970: at))
+    }
+
+    /// The state of a stream's log, creating the stream when it is new.
+    public func streamInfo(_ stream: String) async throws -> StreamInfo {
+        do {
+            let rows = try await fetch("SELECT epoch, head, trimmed FROM streams WHERE name = \(stream)")
+            if let row = rows.first {
+                let (epoch, head, trimmed) = try row.decode((String, Int64, Int64).self)
+                return StreamInfo(epoch: epoch, head: UInt64(head), trimmed: UInt64(trimmed))
+            }
+            let epoch = Secrets.randomHex(bytes: 4)
+            try await fetch("INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(stream), \(epoch), 0, 0) ON CONFLICT (name) DO NOTHING")
+            return try await streamInfo(stream)
+        } catch {
+            throw storageError(error)
+        }
+    }
+
+    /// Events after `offset`, oldest first.
+    public func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent] {
+        let info = try await streamInfo(stream)
+        let rows = try await fetch("SELECT seq, type, data, at FROM events WHERE stream = \(stream) AND seq > \(Int64(offset)) ORDER BY seq LIMIT \(limit)")
+        return try rows.map { try Self.decodeEvent($0, stream: stream, epoch: info.epoch) }
+    }
+
+    /// Removes events written before `date`, moving each stream's trimmed mark.
+    public func trimEvents(before date: Date) async throws -> Int {
+        try await transaction { connection in
+            let rows = try await connection.query(
+                """
+                WITH gone AS (DELETE FROM events WHERE at < \(date.timeIntervalSince1970) RETURNING stream, seq)
+                SELECT stream, MAX(seq), COUNT(*) FROM gone GROUP BY stream
+                """, logger: self.logger).collect()
+            var removed = 0
+            for row in rows {
+                let (stream, last, count) = try row.decode((String, Int64, Int64).self)
+                try await connection.query(
+                    "UPDATE streams SET trimmed = GREATEST(trimmed, \(last)) WHERE name = \(stream)", logger: self.logger)
+                removed += Int(count)
+            }
+            return removed
+        }
+    }
+}

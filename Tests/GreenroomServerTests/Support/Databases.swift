@@ -1,0 +1,112 @@
+import Foundation
+import GreenroomServer
+import Logging
+import PostgresNIO
+import Testing
+
+/// Where the tests find the services they need, from environment variables.
+///
+/// Without `GREENROOM_TEST_POSTGRES_URL` a PostgreSQL test skips and prints why; with
+/// `GREENROOM_REQUIRE_ALL=1` (as CI sets) that skip is a failure.
+enum TestEnvironment {
+    static var requireAll: Bool { ProcessInfo.processInfo.environment["GREENROOM_REQUIRE_ALL"] == "1" }
+
+    static var postgresAdminURL: String? {
+        ProcessInfo.processInfo.environment["GREENROOM_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// The admin URL, or `nil` after reporting the skip (a failure under REQUIRE_ALL).
+    static func postgres(for what: String) -> String? {
+        if let url = postgresAdminURL { return url }
+        if requireAll {
+            Issue.record("GREENROOM_TEST_POSTGRES_URL is not set, and GREENROOM_REQUIRE_ALL=1 forbids skipping \(what)")
+        } else {
+            print("SKIP \(what): set GREENROOM_TEST_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres to run it")
+        }
+        return nil
+    }
+
+    /// Makes an empty database on the server at `adminURL`; returns its URL.
+    static func freshPostgresDatabase(adminURL: String) async throws -> String {
+        let name = "gr_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        try await withAdminConnection(adminURL) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        }
+        var components = URLComponents(string: adminURL)!
+        components.path = "/\(name)"
+        return components.string!
+    }
+
+    /// Drops a database made by ``freshPostgresDatabase(adminURL:)`` (best effort).
+    static func dropPostgresDatabase(_ url: String, adminURL: String) async {
+        guard let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("gr_test_") else { return }
+        try? await withAdminConnection(adminURL) { connection in
+            try await connection.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
+        }
+    }
+
+    static let logger = Logger(label: "greenroom.test.postgres")
+
+    static func withAdminConnection(_ url: String, _ body: (PostgresConnection) async throws -> Void) async throws {
+        guard let components = URLComponents(string: url), let host = components.host else { throw TestTimeout(what: "bad URL \(url)") }
+        let database = components.path.count > 1 ? String(components.path.dropFirst()) : "postgres"
+        let configuration = PostgresConnection.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: database, tls: .disable)
+        let connection = try await PostgresConnection.connect(configuration: configuration, id: 99, logger: logger)
+        do {
+            try await body(connection)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
+}
+
+/// The two storage backends every conformance test runs against.
+enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+
+    /// A fresh, empty database of this kind: `open` opens a storage on it (call it twice
+    /// for two nodes), `cleanup` removes it. `nil` when PostgreSQL is not available.
+    func freshDatabase() async throws -> FreshDatabase? {
+        switch self {
+        case .sqlite:
+            let path = TestServer.makeDataDirectory() + "/greenroom.sqlite"
+            return FreshDatabase(location: path, open: { try await SQLiteStorage.open(path: path) }, cleanup: {})
+        case .postgres:
+            guard let admin = TestEnvironment.postgres(for: "the PostgreSQL backend") else { return nil }
+            let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
+            return FreshDatabase(
+                location: url, open: { try await PostgresStorage.open(url: url) },
+                cleanup: { await TestEnvironment.dropPostgresDatabase(url, adminURL: admin) })
+        }
+    }
+}
+
+struct FreshDatabase: Sendable {
+    /// The SQLite file or the PostgreSQL URL.
+    let location: String
+    let open: @Sendable () async throws -> any GreenroomStorage
+    let cleanup: @Sendable () async -> Void
+}
+
+/// Runs `body` with a migrated storage of `backend` (nothing when PostgreSQL is missing).
+func withStorage(_ backend: Backend, migrate: Bool = true, _ body: (any GreenroomStorage, FreshDatabase) async throws -> Void) async throws {
+    guard let database = try await backend.freshDatabase() else { return }
+    let storage = try await database.open()
+    do {
+        if migrate { try await storage.migrate() }
+        try await body(storage, database)
+        try await storage.close()
+        await database.cleanup()
+    } catch {
+        try? await storage.close()
+        await database.cleanup()
+        throw error
+    }
+}
