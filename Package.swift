@@ -75,6 +75,8 @@ let package = Package(
                 "GreenroomServer",
                 "Greenroom",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "WSClient", package: "swift-websocket"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),

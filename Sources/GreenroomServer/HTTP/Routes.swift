@@ -17,6 +17,20 @@ extension ServerCore {
         addUserRoutes(router.group("/v1/users"))
         addStreamRoutes(router.group("/v1/streams"))
         addConnectRoute(router)
+        router.post("/v1/connections/disconnect") { request, context in
+            try self.requireAPIKey(request)
+            struct Args: Decodable { var userId: String?; var cut: Bool? }
+            let args = try await request.decode(as: Args.self, context: context)
+            let targets = args.userId.map(self.connections.of(user:)) ?? self.connections.all
+            for connection in targets {
+                if args.cut == true {
+                    connection.drop()
+                } else {
+                    connection.requestClose(.serverRestarting, reason: "disconnected by the operator: reconnect and resume")
+                }
+            }
+            return try jsonResponse(["disconnected": targets.count])
+        }
         return router
     }
 

@@ -1,0 +1,150 @@
+import ArgumentParser
+import Foundation
+import Synchronization
+import Greenroom
+import GreenroomServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `greenroom bench`: measures a server and prints progress, then one JSON line of figures.
+struct Bench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Measure a server: fan-out, idle connections, reconnect storms, durable appends.",
+        subcommands: [BenchFanout.self, BenchConnections.self, BenchReconnect.self, BenchStore.self])
+}
+
+/// Options every benchmark takes.
+struct BenchOptions: ParsableArguments {
+    @Option(help: "Measure this server instead of starting one (needs --data-dir with its secret and key).") var server: String?
+    @Option(name: .customLong("data-dir"), help: "The measured server's data directory.") var dataDir: String?
+    @Option(help: "Start the server on this PostgreSQL database instead of SQLite.") var database: String?
+}
+
+/// The server under measurement: a child `greenroom serve` (so that its CPU and memory are
+/// its own), or one given with --server.
+final class BenchTarget: Sendable {
+    let baseURL: URL
+    let dataDirectory: String
+    let apiKey: String
+    let tokens: TokenService
+    let process: Process?
+
+    static func start(_ options: BenchOptions) async throws -> BenchTarget {
+        FileLimits.raise(logger: .init(label: "greenroom.bench"))
+        if let server = options.server {
+            guard let url = URL(string: server), let directory = options.dataDir else {
+                throw ValidationError("--server needs --data-dir (the server's secret and API key)")
+            }
+            return try await BenchTarget(baseURL: url, dataDirectory: directory, process: nil)
+        }
+        let directory = options.dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-\(UUID().uuidString)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        if !FileManager.default.fileExists(atPath: "/proc/self/exe") {
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        }
+        var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
+        if let database = options.database { arguments += ["--database", database] }
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        var buffer = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            buffer += String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
+            if let line = buffer.split(separator: "\n").first(where: { $0.contains("is listening on") }),
+               let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap({ URL(string: String($0)) }) {
+                return try await BenchTarget(baseURL: url, dataDirectory: directory, process: process)
+            }
+        }
+        process.terminate()
+        throw ValidationError("the server did not start: \(buffer)")
+    }
+
+    private init(baseURL: URL, dataDirectory: String, process: Process?) async throws {
+        self.baseURL = baseURL
+        self.dataDirectory = dataDirectory
+        self.process = process
+        self.apiKey = try String(contentsOfFile: dataDirectory + "/api-key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        self.tokens = await TokenService(secret: try Secrets.readAppSecret(in: dataDirectory))
+    }
+
+    var webSocketURL: String { ClientConfiguration(serverURL: baseURL).webSocketURL }
+
+    func token(_ user: String, grants: [String] = ["app:*"]) async throws -> String {
+        try await tokens.issue(userId: user, ttl: 6 * 3600, grants: grants)
+    }
+
+    /// A REST call with the API key; returns the status.
+    @discardableResult
+    func post(_ path: String, _ body: RawJSON) async throws -> Int {
+        var request = URLRequest(url: baseURL.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try body.jsonData()
+        return try await HTTPTransport.data(for: request).1
+    }
+
+    /// The child server's CPU seconds (user + system) so far, from /proc.
+    var cpuSeconds: Double? {
+        guard let pid = process?.processIdentifier,
+              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The child server's memory in bytes: `VmRSS` now, or `VmHWM` (the peak).
+    func memory(peak: Bool = false) -> Int? {
+        guard let pid = process?.processIdentifier,
+              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        let key = peak ? "VmHWM:" : "VmRSS:"
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+              let kb = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
+        return kb * 1024
+    }
+
+    func stop() {
+        guard let process, process.isRunning else { return }
+        process.terminate()
+        process.waitUntilExit()
+    }
+}
+
+/// Progress on stderr, figures as one JSON line on stdout.
+enum BenchReport {
+    static func progress(_ text: String) {
+        FileHandle.standardError.write(Data("[bench] \(text)\n".utf8))
+    }
+
+    static func figures(_ figures: [String: RawJSON]) throws {
+        FileHandle.standardOutput.write(try RawJSON.dictionary(figures).jsonData() + Data("\n".utf8))
+    }
+
+    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
+        return sorted[index]
+    }
+
+    static func rounded(_ value: Double, _ places: Int = 3) -> RawJSON {
+        let scale = pow(10, Double(places))
+        return .number((value * scale).rounded() / scale)
+    }
+}
+
+/// A counter shared by the load generator's tasks.
+final class Tally: Sendable {
+    private let count = Atomic<Int>(0)
+
+    /// Adds `n`; returns the new value.
+    @discardableResult
+    func add(_ n: Int = 1) -> Int { count.add(n, ordering: .relaxed).newValue }
+
+    /// The current value.
+    var value: Int { count.load(ordering: .relaxed) }
+}

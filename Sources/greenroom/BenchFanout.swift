@@ -1,0 +1,107 @@
+import ArgumentParser
+import Foundation
+import GreenroomProtocol
+import Synchronization
+
+/// `greenroom bench fanout`: N subscribers on one stream, one publisher at a fixed rate.
+struct BenchFanout: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fanout",
+        abstract: "N subscribers on one stream; M events published at R per second; delivery, latency and server cost.")
+
+    @Option(help: "Subscribers.") var subscribers: Int = 100
+    @Option(help: "Events published per second.") var rate: Double = 100
+    @Option(help: "Events to publish.") var messages: Int = 1000
+    @Option(help: "Padding bytes in each event.") var payload: Int = 64
+    @Option(help: "Publishers sending at once (the rate is shared).") var publishers: Int = 4
+    @OptionGroup var options: BenchOptions
+
+    func run() async throws {
+        guard subscribers > 0, messages > 0, rate > 0, payload >= 0, publishers > 0 else { throw ValidationError("sizes must be positive") }
+        let target = try await BenchTarget.start(options)
+        defer { target.stop() }
+        let stream = "app:fanout-\(UUID().uuidString.prefix(8))"
+        let ready = Tally()
+        let deadline = ContinuousClock.now + .seconds(Double(messages) / rate + 60)
+        BenchReport.progress("connecting \(subscribers) subscribers to \(target.baseURL.absoluteString)")
+        var tokens: [String] = []
+        for index in 0..<subscribers { tokens.append(try await target.token("bench-sub-\(index)")) }
+        let results = Task {
+            try await withThrowingTaskGroup(of: BenchSubscriber.Result.self) { group in
+                for token in tokens {
+                    group.addTask {
+                        try await BenchSubscriber(url: target.webSocketURL, token: token, stream: stream)
+                            .run(expected: messages, ready: ready, deadline: deadline)
+                    }
+                }
+                var all: [BenchSubscriber.Result] = []
+                for try await result in group { all.append(result) }
+                return all
+            }
+        }
+        let connectDeadline = Date().addingTimeInterval(120)
+        while ready.value < subscribers && Date() < connectDeadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        BenchReport.progress("\(ready.value) subscribed; publishing \(messages) events at \(rate)/s")
+        let cpuBefore = target.cpuSeconds
+        let pad = RawJSON.string(String(repeating: "x", count: payload))
+        let start = Date()
+        let next = Tally()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<publishers {
+                group.addTask {
+                    while true {
+                        let index = next.add()
+                        guard index <= messages else { return }
+                        let due = start.addingTimeInterval(Double(index - 1) / rate)
+                        let wait = due.timeIntervalSinceNow
+                        if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+                        let body: RawJSON = ["type": "bench", "data": ["t": .number(Date().timeIntervalSince1970), "pad": pad]]
+                        let status = try await target.post("/v1/streams/\(stream)/events", body)
+                        if status != 201 { BenchReport.progress("publish \(index) answered \(status)") }
+                        if index % max(messages / 10, 1) == 0 { BenchReport.progress("published \(index)") }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let publishSeconds = Date().timeIntervalSince(start)
+        let all = try await results.value
+        let elapsed = Date().timeIntervalSince(start)
+        let cpuAfter = target.cpuSeconds
+        var delivered = 0, duplicates = 0, outOfOrder = 0
+        var latencies: [Double] = []
+        for result in all {
+            delivered += result.received
+            duplicates += result.duplicates
+            outOfOrder += result.outOfOrder
+            latencies += result.latencies
+        }
+        latencies.sort()
+        let expected = subscribers * messages
+        var figures: [String: RawJSON] = ["bench": "fanout"]
+        figures["subscribers"] = .number(Double(subscribers))
+        figures["messages"] = .number(Double(messages))
+        figures["rate"] = .number(rate)
+        figures["payloadBytes"] = .number(Double(payload))
+        figures["expected"] = .number(Double(expected))
+        figures["delivered"] = .number(Double(delivered))
+        figures["lost"] = .number(Double(expected - delivered))
+        figures["duplicates"] = .number(Double(duplicates))
+        figures["outOfOrder"] = .number(Double(outOfOrder))
+        figures["publishSeconds"] = BenchReport.rounded(publishSeconds)
+        figures["seconds"] = BenchReport.rounded(elapsed)
+        figures["deliveriesPerSecond"] = BenchReport.rounded(Double(delivered) / elapsed, 0)
+        figures["latencyP50Ms"] = BenchReport.rounded(BenchReport.percentile(latencies, 50))
+        figures["latencyP99Ms"] = BenchReport.rounded(BenchReport.percentile(latencies, 99))
+        figures["latencyMaxMs"] = BenchReport.rounded(latencies.last ?? 0)
+        if let before = cpuBefore, let after = cpuAfter, delivered > 0 {
+            figures["serverCpuMicrosecondsPerDelivery"] = BenchReport.rounded((after - before) / Double(delivered) * 1_000_000, 2)
+            figures["serverCpuSeconds"] = BenchReport.rounded(after - before)
+        }
+        if let peak = target.memory(peak: true) { figures["serverPeakMemoryMB"] = BenchReport.rounded(Double(peak) / 1_048_576, 1) }
+        try BenchReport.figures(figures)
+        if delivered < subscribers * messages { throw ExitCode(2) }
+    }
+}
