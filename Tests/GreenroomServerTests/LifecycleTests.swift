@@ -47,6 +47,30 @@ struct LifecycleTests {
         }
     }
 
+    @Test("the operator's disconnect endpoint closes (4000) or cuts connections; clients resume")
+    func operatorDisconnect() async throws {
+        try await withServer { server in
+            let client = try await server.client("alice", grants: ["app:ops"])
+            let subscription = try await client.subscribe(to: "app:ops")
+            let raw = try RawSocket(port: server.port)
+            let token = try await server.token("bob")
+            #expect(try await raw.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(token)"]).status == 101)
+            try await eventually("both are connected") { server.server.connectionCount == 2 }
+            let (status, body) = try await server.rest("POST", "/v1/connections/disconnect", body: ["userId": "bob"])
+            #expect(status == 200 && body["disconnected"] == 1)
+            #expect(try await raw.readUntilClosed() == CloseCode.serverRestarting.rawValue)
+            let (_, cut) = try await server.rest("POST", "/v1/connections/disconnect", body: ["cut": true])
+            #expect(cut["disconnected"] == 1)
+            try await server.server.publish(stream: "app:ops", data: 1)
+            let (events, recoveries) = try await collect(subscription, count: 1)
+            #expect(events.map(\.offset) == [1])
+            #expect(recoveries.allSatisfy { $0 })
+            let (denied, _) = try await server.rest("POST", "/v1/connections/disconnect", body: [:], key: "")
+            #expect(denied == 401)
+            await client.disconnect()
+        }
+    }
+
     @Test("graceful shutdown tells clients to reconnect; a restart keeps users and logs; clients resume")
     func shutdownAndRestart() async throws {
         let directory = TestServer.makeDataDirectory()
