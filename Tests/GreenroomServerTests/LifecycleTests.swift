@@ -59,6 +59,7 @@ struct LifecycleTests {
             let (status, body) = try await server.rest("POST", "/v1/connections/disconnect", body: ["userId": "bob"])
             #expect(status == 200 && body["disconnected"] == 1)
             #expect(try await raw.readUntilClosed() == CloseCode.serverRestarting.rawValue)
+            try await eventually("bob's connection is gone") { server.server.connectionCount == 1 }
             let (_, cut) = try await server.rest("POST", "/v1/connections/disconnect", body: ["cut": true])
             #expect(cut["disconnected"] == 1)
             try await server.server.publish(stream: "app:ops", data: 1)

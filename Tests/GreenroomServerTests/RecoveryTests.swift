@@ -15,8 +15,11 @@ struct RecoveryTests {
                 for index in 1...1000 {
                     try await server.server.publish(stream: "app:ticker", type: "tick", data: ["n": .number(Double(index))])
                     if index % 250 == 0 && index < 1000 {
+                        // Cut only a live connection, so that each cut is a real one.
+                        try await eventually("alice is connected before cut \(index / 250)") {
+                            client.connectionState == .connected && server.server.connectionCount == 1
+                        }
                         #expect(server.server.disconnectClients(userId: "alice") == 1)
-                        try await Task.sleep(for: .milliseconds(30))
                     }
                 }
             }
@@ -97,8 +100,8 @@ struct RecoveryTests {
     func sdkReportsIncompleteRecovery() async throws {
         try await withServer({ $0.retentionCount = 20 }) { server in
             let client = try await server.client("alice", grants: ["app:feed"]) {
-                $0.initialReconnectDelay = .seconds(2)
-                $0.maxReconnectDelay = .seconds(2)
+                $0.initialReconnectDelay = .seconds(3)
+                $0.maxReconnectDelay = .seconds(3)
             }
             let recorder = DelegateRecorder()
             client.delegate = recorder

@@ -6,59 +6,34 @@ extension PostgresStorage {
     /// Appends events in one transaction. The batch's streams are locked in name order
     /// first, then each event takes the next offset; every event is announced with NOTIFY.
     public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
-        do {
-            return try await transaction { connection in
-                var streams: [String: StreamInfo] = [:]
-                for name in Set(appends.map(\.stream)).sorted() {
-                    streams[name] = try await self.lockStream(name, on: connection)
-                }
-                var outcomes: [AppendOutcome] = []
-                outcomes.reserveCapacity(appends.count)
-                var keys: [String: StreamEvent] = [:]
-                let now = Date()
-                for append in appends {
-                    var info = streams[append.stream]!
-                    if let key = append.idempotencyKey {
-                        if let earlier = keys[append.stream + "\u{0}" + key] {
-                            outcomes.append(AppendOutcome(event: earlier, duplicate: true))
-                            continue
-                        }
-                        let rows = try await connection.query(
-                            "SELECT seq, type, data, at FROM events WHERE stream = \(append.stream) AND idem_key = \(key)",
-                            logger: self.logger).collect()
-                        if let row = rows.first {
-                            outcomes.append(AppendOutcome(event: try Self.decodeEvent(row, stream: append.stream, epoch: info.epoch), duplicate: true))
-                            continue
-                        }
-                    }
-                    info.head += 1
-                    let event = StreamEvent(stream: append.stream, offset: info.head, epoch: info.epoch, type: append.type, data: append.data, at: now)
-                    let data = try append.data.jsonString()
-                    try await connection.query(
-                        """
-                        INSERT INTO events (stream, seq, type, data, at, idem_key)
-                        VALUES (\(append.stream), \(Int64(info.head)), \(append.type), \(data), \(now.timeIntervalSince1970), \(append.idempotencyKey))
-                        """, logger: self.logger)
-                    try await connection.query(
-                        "SELECT pg_notify(\(Self.notifyChannel), \(Self.notifyPayload(event)))", logger: self.logger)
-                    if let key = append.idempotencyKey { keys[append.stream + "\u{0}" + key] = event }
-                    streams[append.stream] = info
-                    outcomes.append(AppendOutcome(event: event, duplicate: false))
-                }
-                for (name, var info) in streams {
-                    if info.head > info.trimmed + retentionCount {
-                        info.trimmed = info.head - retentionCount
-                        try await connection.query(
-                            "DELETE FROM events WHERE stream = \(name) AND seq <= \(Int64(info.trimmed))", logger: self.logger)
-                    }
-                    try await connection.query(
-                        "UPDATE streams SET head = \(Int64(info.head)), trimmed = \(Int64(info.trimmed)) WHERE name = \(name)",
-                        logger: self.logger)
-                }
-                return outcomes
+        try await transaction { connection in
+            var streams: [String: StreamInfo] = [:]
+            for name in Set(appends.map(\.stream)).sorted() {
+                streams[name] = try await self.lockStream(name, on: connection)
             }
-        } catch {
-            throw storageError(error)
+            let outcomes = try await EventBatch.append(appends, streams: &streams) { stream, key, epoch in
+                let rows = try await connection.query(
+                    "SELECT seq, type, data, at FROM events WHERE stream = \(stream) AND idem_key = \(key)", logger: self.logger).collect()
+                return try rows.first.map { try Self.decodeEvent($0, stream: stream, epoch: epoch) }
+            } insert: { event, key in
+                let data = try event.data.jsonString()
+                try await connection.query(
+                    """
+                    INSERT INTO events (stream, seq, type, data, at, idem_key)
+                    VALUES (\(event.stream), \(Int64(event.offset)), \(event.type), \(data), \(event.at.timeIntervalSince1970), \(key))
+                    """, logger: self.logger)
+                try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(Self.notifyPayload(event)))", logger: self.logger)
+            }
+            for (name, var info) in streams {
+                if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
+                    info.trimmed = mark
+                    try await connection.query("DELETE FROM events WHERE stream = \(name) AND seq <= \(Int64(mark))", logger: self.logger)
+                }
+                try await connection.query(
+                    "UPDATE streams SET head = \(Int64(info.head)), trimmed = \(Int64(info.trimmed)) WHERE name = \(name)",
+                    logger: self.logger)
+            }
+            return outcomes
         }
     }
 

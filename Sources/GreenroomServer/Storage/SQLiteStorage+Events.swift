@@ -15,52 +15,26 @@ extension SQLiteStorage {
     public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
         try await write {
             var streams: [String: StreamInfo] = [:]
-            var keys: [String: StreamEvent] = [:]  // "stream\u{0}key" within this batch
-            var outcomes: [AppendOutcome] = []
-            outcomes.reserveCapacity(appends.count)
-            let now = Date()
-            for append in appends {
-                var info: StreamInfo
-                if let cached = streams[append.stream] {
-                    info = cached
-                } else {
-                    info = try await self.loadOrCreateStream(append.stream, on: self.writer)
-                }
-                if let key = append.idempotencyKey {
-                    if let earlier = keys[append.stream + "\u{0}" + key] {
-                        outcomes.append(AppendOutcome(event: earlier, duplicate: true))
-                        continue
-                    }
-                    let rows = try await self.writer.query(
-                        "SELECT seq, type, data, at FROM events WHERE stream = ? AND idem_key = ?",
-                        [.text(append.stream), .text(key)])
-                    if let row = rows.first {
-                        let event = try Self.decodeEvent(row, stream: append.stream, epoch: info.epoch)
-                        outcomes.append(AppendOutcome(event: event, duplicate: true))
-                        streams[append.stream] = info
-                        continue
-                    }
-                }
-                info.head += 1
-                let event = StreamEvent(
-                    stream: append.stream, offset: info.head, epoch: info.epoch, type: append.type, data: append.data, at: now)
+            for name in Set(appends.map(\.stream)).sorted() {
+                streams[name] = try await self.loadOrCreateStream(name, on: self.writer)
+            }
+            let outcomes = try await EventBatch.append(appends, streams: &streams) { stream, key, epoch in
+                let rows = try await self.writer.query(
+                    "SELECT seq, type, data, at FROM events WHERE stream = ? AND idem_key = ?", [.text(stream), .text(key)])
+                return try rows.first.map { try Self.decodeEvent($0, stream: stream, epoch: epoch) }
+            } insert: { event, key in
                 _ = try await self.writer.query(
                     "INSERT INTO events (stream, seq, type, data, at, idem_key) VALUES (?, ?, ?, ?, ?, ?)",
-                    [.text(append.stream), .offset(info.head), .text(append.type), .text(try append.data.jsonString()),
-                     .date(now), .text(append.idempotencyKey)])
-                if let key = append.idempotencyKey { keys[append.stream + "\u{0}" + key] = event }
-                streams[append.stream] = info
-                outcomes.append(AppendOutcome(event: event, duplicate: false))
+                    [.text(event.stream), .offset(event.offset), .text(event.type), .text(try event.data.jsonString()),
+                     .date(event.at), .text(key)])
             }
             for (name, var info) in streams {
-                if info.head > info.trimmed + retentionCount {
-                    info.trimmed = info.head - retentionCount
-                    _ = try await self.writer.query(
-                        "DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(info.trimmed)])
+                if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
+                    info.trimmed = mark
+                    _ = try await self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(mark)])
                 }
                 _ = try await self.writer.query(
-                    "UPDATE streams SET head = ?, trimmed = ? WHERE name = ?",
-                    [.offset(info.head), .offset(info.trimmed), .text(name)])
+                    "UPDATE streams SET head = ?, trimmed = ? WHERE name = ?", [.offset(info.head), .offset(info.trimmed), .text(name)])
             }
             return outcomes
         }
