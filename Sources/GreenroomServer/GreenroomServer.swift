@@ -126,6 +126,7 @@ public final class GreenroomServer: Sendable {
             services: services + [
                 .init(service: core.events),
                 .init(service: RetentionService(core: core)),
+                .init(service: PresenceService(core: core)),
                 .init(service: app),
                 .init(service: ConnectionDrainService(core: core)),
             ],

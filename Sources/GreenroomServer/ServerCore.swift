@@ -22,6 +22,8 @@ final class ServerCore: Sendable {
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
     let draining = Atomic<Bool>(false)
     let commands: CommandRouter
+    /// This node's id, unique among the nodes sharing a database.
+    let nodeId = Secrets.randomHex(bytes: 6)
 
     init(configuration: ServerConfiguration, storage: any GreenroomStorage, tokens: TokenService, secrets: Secrets, logger: Logger) {
         self.configuration = configuration
@@ -47,6 +49,7 @@ final class ServerCore: Sendable {
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerUserOperations()
+        router.registerPresenceOperations()
         self.commands = router
     }
 

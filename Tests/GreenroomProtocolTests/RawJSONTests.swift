@@ -71,7 +71,7 @@ struct RawJSONTests {
         #expect(value["o"] == .dictionary([:]))
         #expect(value["e"] == .array([]))
         #expect(value["big"] == .number(1e308))
-        #expect(value["tiny"]?.numberValue == 5e-324)
+        #expect(value["tiny"]?.numberValue == Double.leastNonzeroMagnitude)
         // Top-level scalars are JSON too.
         #expect(try RawJSON(json: "3") == .number(3))
         #expect(try RawJSON(json: #""text""#) == .string("text"))

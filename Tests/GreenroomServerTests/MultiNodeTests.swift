@@ -121,6 +121,47 @@ struct MultiNodeTests {
         }
     }
 
+    @Test("presence across nodes: joins are seen everywhere; a killed node's entries expire and everyone is told")
+    func presenceAcrossNodes() async throws {
+        try await withCluster { url, directory in
+            let two = try await TestServer.start(dataDirectory: directory) {
+                $0.databaseURL = url
+                $0.presenceTTL = 2
+            }
+            let first = try CLI.start(["serve", "--port", "0", "--data-dir", directory, "--database", url], environment: ["GREENROOM_PRESENCE_TTL_SECONDS": "2"])
+            var base: URL?
+            try await eventually("node 1 listens") {
+                guard let line = first.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
+                base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap { URL(string: String($0)) }
+                return base != nil
+            }
+            let watcher = try await two.client("watcher", grants: ["app:lobby"])
+            let lobby = try await watcher.subscribe(to: "app:lobby")
+            let doomed = GreenroomClient(serverURL: base!)
+            try await doomed.connect(token: try await two.token("doomed", grants: ["app:lobby"]))
+            let joined: PresenceEntry = try await doomed.send(Operation.presenceJoin, args: PresenceJoinArgs(stream: "app:lobby", data: ["seat": 3]))
+            #expect(joined.userId == "doomed")
+            let (first1, _) = try await collect(lobby, count: 1)
+            #expect(first1.first?.type == "presence.joined")
+            #expect(first1.first?.data["data"]?["seat"] == 3)
+            let present: [PresenceEntry] = try await watcher.send(Operation.presenceList, args: PresenceStreamArgs(stream: "app:lobby"))
+            #expect(present.map(\.userId) == ["doomed"])
+
+            kill(first.process.processIdentifier, SIGKILL)
+            let killedAt = Date()
+            let (left, _) = try await collect(lobby, count: 1, timeout: .seconds(30))
+            #expect(left.first?.type == "presence.left")
+            #expect(left.first?.data["reason"]?.stringValue == "expired")
+            #expect(left.first?.data["clientId"]?.stringValue == joined.clientId)
+            #expect(Date().timeIntervalSince(killedAt) < 15)
+            let after: [PresenceEntry] = try await watcher.send(Operation.presenceList, args: PresenceStreamArgs(stream: "app:lobby"))
+            #expect(after.isEmpty)
+            await doomed.disconnect()
+            await watcher.disconnect()
+            try await two.shutdown()
+        }
+    }
+
     @Test("node 1 killed: its clients reconnect to node 2 and resume with nothing lost")
     func nodeKilled() async throws {
         try await withCluster { url, directory in

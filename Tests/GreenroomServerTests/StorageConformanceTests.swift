@@ -156,6 +156,39 @@ struct StorageConformanceTests {
         }
     }
 
+    @Test("presence: put, replace, list, remove, renew by node, expire exactly once", arguments: Backend.allCases)
+    func presence(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, database in
+            let now = Date(timeIntervalSince1970: 1_900_000_000)
+            func entry(_ client: String, node: String, expires: TimeInterval, data: RawJSON = [:]) -> PresenceEntry {
+                PresenceEntry(stream: "app:p", clientId: client, userId: "u-\(client)", data: data, joinedAt: now,
+                              expiresAt: now.addingTimeInterval(expires), node: node)
+            }
+            #expect(try await storage.putPresence(entry("c1", node: "n1", expires: 10, data: ["mood": "ok"])))
+            #expect(try await storage.putPresence(entry("c2", node: "n2", expires: 10)))
+            #expect(try await !storage.putPresence(entry("c1", node: "n1", expires: 10, data: ["mood": "great"])))
+            let listed = try await storage.presence(stream: "app:p")
+            #expect(listed.map(\.clientId) == ["c1", "c2"])
+            #expect(listed.first?.data == ["mood": "great"])
+            #expect(try await storage.presence(stream: "app:none").isEmpty)
+
+            try await storage.renewPresence(node: "n1", until: now.addingTimeInterval(100))
+            // n2 stopped renewing: its entry expires; taking it twice yields it once.
+            let second = try await database.open()
+            async let a = storage.takeExpiredPresence(before: now.addingTimeInterval(50))
+            async let b = second.takeExpiredPresence(before: now.addingTimeInterval(50))
+            let expired = try await a + b
+            try await second.close()
+            #expect(expired.map(\.clientId) == ["c2"])
+            #expect(try await storage.presence(stream: "app:p").map(\.clientId) == ["c1"])
+
+            let removed = try await storage.removePresence(stream: "app:p", clientId: "c1")
+            #expect(removed?.userId == "u-c1")
+            #expect(try await storage.removePresence(stream: "app:p", clientId: "c1") == nil)
+            #expect(try await storage.presence(stream: "app:p").isEmpty)
+        }
+    }
+
     @Test("migrations: from an empty database, from the previous version, and by two nodes at once", arguments: Backend.allCases)
     func migrations(_ backend: Backend) async throws {
         try await withStorage(backend, migrate: false) { storage, database in

@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     /// How often the server pings each client; a client that does not answer within the
     /// same time is disconnected (`GREENROOM_HEARTBEAT_SECONDS`, default 25).
     public var heartbeatInterval: TimeInterval = 25
+    /// How long a presence entry lives unless its node renews it: the most a dead node's
+    /// clients stay listed as present (`GREENROOM_PRESENCE_TTL_SECONDS`, default 15).
+    public var presenceTTL: TimeInterval = 15
     /// How long graceful shutdown waits for clients to close (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
     public var shutdownGrace: TimeInterval = 5
 
@@ -56,6 +59,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_OUTBOUND_QUEUE") { (v: Int) in config.outboundQueueLimit = v }
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
         try value("GREENROOM_SHUTDOWN_GRACE_SECONDS") { (v: Double) in config.shutdownGrace = v }
+        try value("GREENROOM_PRESENCE_TTL_SECONDS") { (v: Double) in config.presenceTTL = v }
         try config.validate()
         return config
     }
@@ -67,6 +71,7 @@ public struct ServerConfiguration: Sendable {
         guard retentionAge > 0 else { throw GreenroomServerError.invalidConfiguration("retention age must be positive") }
         guard outboundQueueLimit >= 16 else { throw GreenroomServerError.invalidConfiguration("outbound queue limit must be at least 16") }
         if let databaseURL { _ = try DatabaseURL(databaseURL) }
+        guard presenceTTL >= 1 else { throw GreenroomServerError.invalidConfiguration("presence TTL must be at least 1 second") }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
     }
 }

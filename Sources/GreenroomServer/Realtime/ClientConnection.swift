@@ -21,6 +21,7 @@ final class ClientConnection: Sendable {
     struct State {
         var queue = Deque<ByteBuffer>()
         var subscriptions: [String: Subscription] = [:]
+        var presence: Set<String> = []
         var waiter: CheckedContinuation<Void, Never>?
         var closeRequest: (code: WebSocketErrorCode, reason: String)?
         var finished = false
@@ -138,6 +139,15 @@ final class ClientConnection: Sendable {
     func endSubscription(_ stream: String) -> Bool {
         state.withLock { $0.subscriptions.removeValue(forKey: stream) != nil }
     }
+
+    // MARK: Presence
+
+    /// Records presence on `stream`; false when already present.
+    func addPresence(_ stream: String) -> Bool { state.withLock { $0.presence.insert(stream).inserted } }
+    /// Forgets presence on `stream`; false when not present.
+    func removePresence(_ stream: String) -> Bool { state.withLock { $0.presence.remove(stream) != nil } }
+    /// The streams this connection is present on.
+    var presenceStreams: [String] { state.withLock { Array($0.presence) } }
 
     // MARK: Closing and writing
 

@@ -88,6 +88,7 @@ extension ServerCore {
             group.cancelAll()
             return readError
         }
+        await leaveAllPresence(connection, reason: "disconnected")
         if let readError { throw readError }
     }
 }

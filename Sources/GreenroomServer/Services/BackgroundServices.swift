@@ -57,3 +57,27 @@ struct StorageService: Service {
         try await core.storage.close()
     }
 }
+
+/// Keeps this node's presence entries alive and removes everyone else's that expired (a
+/// node that died stops renewing its entries), telling their streams.
+struct PresenceService: Service {
+    let core: ServerCore
+
+    func run() async throws {
+        let ttl = core.configuration.presenceTTL
+        let period = max(min(ttl / 3, 5), 0.2)
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    try await core.storage.renewPresence(node: core.nodeId, until: Date().addingTimeInterval(ttl))
+                    for entry in try await core.storage.takeExpiredPresence(before: Date()) {
+                        try await core.announceLeft(entry, reason: "expired")
+                    }
+                } catch {
+                    core.logger.error("presence sweep failed: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(period))
+            }
+        }
+    }
+}

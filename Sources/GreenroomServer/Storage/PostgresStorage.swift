@@ -66,6 +66,15 @@ public final class PostgresStorage: GreenroomStorage {
             "CREATE INDEX users_nickname ON users(nickname_lower)",
             "CREATE INDEX events_at ON events(at)",
         ],
+        [
+            """
+            CREATE TABLE presence (stream TEXT NOT NULL, client_id TEXT NOT NULL, user_id TEXT NOT NULL, data TEXT NOT NULL,
+                joined_at DOUBLE PRECISION NOT NULL, expires_at DOUBLE PRECISION NOT NULL, node TEXT NOT NULL,
+                PRIMARY KEY (stream, client_id))
+            """,
+            "CREATE INDEX presence_expiry ON presence(expires_at)",
+            "CREATE INDEX presence_node ON presence(node)",
+        ],
     ]
 
     /// The schema version this code writes.

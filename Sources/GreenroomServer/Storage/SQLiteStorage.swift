@@ -70,6 +70,15 @@ public final class SQLiteStorage: GreenroomStorage {
             "CREATE INDEX users_nickname ON users(nickname_lower)",
             "CREATE INDEX events_at ON events(at)",
         ],
+        // 3: presence on streams.
+        [
+            """
+            CREATE TABLE presence (stream TEXT NOT NULL, client_id TEXT NOT NULL, user_id TEXT NOT NULL, data TEXT NOT NULL,
+                joined_at REAL NOT NULL, expires_at REAL NOT NULL, node TEXT NOT NULL, PRIMARY KEY (stream, client_id))
+            """,
+            "CREATE INDEX presence_expiry ON presence(expires_at)",
+            "CREATE INDEX presence_node ON presence(node)",
+        ],
     ]
 
     /// The schema version this code writes.

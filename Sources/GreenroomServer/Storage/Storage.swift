@@ -78,6 +78,18 @@ public protocol GreenroomStorage: Sendable {
     func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent]
     /// Removes events written before `date` from every stream; returns how many.
     func trimEvents(before date: Date) async throws -> Int
+
+    /// Stores a presence entry (replacing the client's earlier one); returns whether it is new.
+    func putPresence(_ entry: PresenceEntry) async throws -> Bool
+    /// Removes a client's presence on a stream; returns the removed entry.
+    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry?
+    /// Everyone present on a stream, by join time.
+    func presence(stream: String) async throws -> [PresenceEntry]
+    /// Extends every entry held by `node` to `until`.
+    func renewPresence(node: String, until: Date) async throws
+    /// Removes and returns the entries that expired before `date` (each is returned to
+    /// exactly one caller, whichever node asks).
+    func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry]
 }
 
 extension GreenroomStorage {

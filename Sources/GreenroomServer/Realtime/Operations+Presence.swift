@@ -1,0 +1,69 @@
+import Foundation
+import GreenroomProtocol
+
+extension CommandRouter {
+    /// `presence.join`, `presence.leave`, `presence.list`: on any stream the caller may read.
+    mutating func registerPresenceOperations() {
+        on(Operation.presenceJoin) { (context, args: PresenceJoinArgs) -> PresenceEntry in
+            try await context.core.joinPresence(context.connection, args)
+        }
+        on(Operation.presenceLeave) { (context, args: PresenceStreamArgs) -> EmptyResult in
+            guard context.connection.removePresence(args.stream) else {
+                throw GreenroomError(.notFound, "not present on \(args.stream)")
+            }
+            try await context.core.leavePresence(context.connection, stream: args.stream, reason: "left")
+            return EmptyResult()
+        }
+        on(Operation.presenceList) { (context, args: PresenceStreamArgs) -> [PresenceEntry] in
+            try context.core.authorizeRead(context.identity, stream: args.stream)
+            return try await context.core.storage.presence(stream: args.stream)
+        }
+    }
+}
+
+extension ServerCore {
+    func clientId(_ connection: ClientConnection) -> String { "\(nodeId)-\(connection.id)" }
+
+    func joinPresence(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
+        guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }
+        try authorizeRead(connection.identity, stream: args.stream)
+        let data = args.data ?? .dictionary([:])
+        let size = try data.jsonData().count
+        guard size <= Limits.maxExtraDataBytes else {
+            throw GreenroomError(.payloadTooLarge, "presence data is \(size) bytes; the limit is \(Limits.maxExtraDataBytes)")
+        }
+        let now = Date()
+        let entry = PresenceEntry(
+            stream: args.stream, clientId: clientId(connection), userId: connection.identity.userId, data: data,
+            joinedAt: now, expiresAt: now.addingTimeInterval(configuration.presenceTTL), node: nodeId)
+        _ = connection.addPresence(args.stream)
+        let fresh = try await storage.putPresence(entry)
+        _ = try await events.append(EventAppend(
+            stream: args.stream, type: fresh ? "presence.joined" : "presence.updated", data: try RawJSON(encoding: entry)))
+        return entry
+    }
+
+    /// Removes a connection's presence on a stream and tells the stream why.
+    func leavePresence(_ connection: ClientConnection, stream: String, reason: String) async throws {
+        guard let entry = try await storage.removePresence(stream: stream, clientId: clientId(connection)) else { return }
+        try await announceLeft(entry, reason: reason)
+    }
+
+    func announceLeft(_ entry: PresenceEntry, reason: String) async throws {
+        _ = try await events.append(EventAppend(
+            stream: entry.stream, type: "presence.left",
+            data: ["clientId": .string(entry.clientId), "userId": .string(entry.userId), "reason": .string(reason)]))
+    }
+
+    /// Leaves every stream a closing connection was present on.
+    func leaveAllPresence(_ connection: ClientConnection, reason: String) async {
+        for stream in connection.presenceStreams {
+            _ = connection.removePresence(stream)
+            do {
+                try await leavePresence(connection, stream: stream, reason: reason)
+            } catch {
+                logger.warning("presence of connection \(connection.id) on \(stream) is left to expire: \(error)")
+            }
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import GreenroomProtocol
+import PostgresNIO
+
+extension PostgresStorage {
+    static func decodePresence(_ row: PostgresRow) throws -> PresenceEntry {
+        let (stream, client, user, data, joined, expires, node) = try row.decode((String, String, String, String, Double, Double, String).self)
+        return PresenceEntry(
+            stream: stream, clientId: client, userId: user, data: try RawJSON(json: data),
+            joinedAt: Date(timeIntervalSince1970: joined), expiresAt: Date(timeIntervalSince1970: expires), node: node)
+    }
+
+    /// Stores a presence entry; returns whether it is new.
+    public func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+        let data = try entry.data.jsonString()
+        let rows = try await fetch(
+            """
+            INSERT INTO presence (stream, client_id, user_id, data, joined_at, expires_at, node)
+            VALUES (\(entry.stream), \(entry.clientId), \(entry.userId), \(data), \(entry.joinedAt.timeIntervalSince1970),
+                    \(entry.expiresAt.timeIntervalSince1970), \(entry.node))
+            ON CONFLICT (stream, client_id) DO UPDATE SET data = EXCLUDED.data, expires_at = EXCLUDED.expires_at, node = EXCLUDED.node
+            RETURNING (xmax = 0)
+            """)
+        return try rows.first?.decode(Bool.self) ?? false
+    }
+
+    /// Removes a client's presence on a stream.
+    public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+        let rows = try await fetch(
+            """
+            DELETE FROM presence WHERE stream = \(stream) AND client_id = \(clientId)
+            RETURNING stream, client_id, user_id, data, joined_at, expires_at, node
+            """)
+        return try rows.first.map(Self.decodePresence)
+    }
+
+    /// Everyone present on a stream.
+    public func presence(stream: String) async throws -> [PresenceEntry] {
+        let rows = try await fetch(
+            """
+            SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
+            WHERE stream = \(stream) ORDER BY joined_at, client_id COLLATE "C"
+            """)
+        return try rows.map(Self.decodePresence)
+    }
+
+    /// Extends every entry of `node`.
+    public func renewPresence(node: String, until: Date) async throws {
+        try await fetch("UPDATE presence SET expires_at = \(until.timeIntervalSince1970) WHERE node = \(node)")
+    }
+
+    /// Removes and returns the expired entries; concurrent callers on several nodes each
+    /// get different entries (the DELETE claims them).
+    public func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry] {
+        let rows = try await fetch(
+            """
+            DELETE FROM presence WHERE expires_at < \(date.timeIntervalSince1970)
+            RETURNING stream, client_id, user_id, data, joined_at, expires_at, node
+            """)
+        return try rows.map(Self.decodePresence).sorted { $0.expiresAt < $1.expiresAt }
+    }
+}
