@@ -111,6 +111,7 @@ extension ServerCore {
         group.get(":stream/events") { request, context in
             try self.requireAPIKey(request)
             let stream = try context.parameters.require("stream")
+            guard StreamName.isValid(stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name \(stream)") }
             let after = UInt64(request.uri.queryParameters["after"].map(String.init) ?? "0") ?? 0
             let limit = min(Int(request.uri.queryParameters["limit"].map(String.init) ?? "100") ?? 100, 1000)
             return try jsonResponse(try await self.storage.readEvents(stream: stream, after: after, limit: max(limit, 1)))

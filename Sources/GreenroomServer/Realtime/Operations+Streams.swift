@@ -41,6 +41,7 @@ extension ServerCore {
             throw GreenroomError(.alreadyExists, "already subscribed to \(args.stream); unsubscribe first")
         }
         hub.add(connection, to: args.stream)
+        var replied = false
         do {
             let info = try await storage.streamInfo(args.stream)
             var from = info.head
@@ -55,6 +56,7 @@ extension ServerCore {
             }
             let result = SubscribeResult(epoch: info.epoch, offset: info.head, recovered: recovered, replayed: Int(info.head - from))
             connection.send(try CommandRouter.encode(ReplyFrame(re: context.commandId, result: result)))
+            replied = true
             var last = from
             while last < info.head {
                 let events = try await storage.readEvents(stream: args.stream, after: last, limit: Self.replayPage)
@@ -67,6 +69,13 @@ extension ServerCore {
         } catch {
             hub.remove(connection, from: args.stream)
             connection.endSubscription(args.stream)
+            if replied {
+                // The client holds a success reply but the replay broke off: make it
+                // reconnect and resubscribe from what it got, rather than leave a gap.
+                logger.error("replay of \(args.stream) failed after the reply: \(error)")
+                connection.requestClose(.serverRestarting, reason: "replay failed: reconnect and resume")
+                return
+            }
             throw error
         }
     }
