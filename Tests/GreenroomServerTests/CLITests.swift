@@ -11,13 +11,8 @@ struct CLITests {
     @Test("serve: flags, secret files of mode 0600, health, and a graceful stop on SIGTERM")
     func serve() async throws {
         let directory = TestServer.makeDataDirectory() + "/nested/data"
-        let server = try CLI.start(["serve", "--port", "0", "--data-dir", directory])
-        var base: String?
-        try await eventually("the server says where it listens") {
-            guard let line = server.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
-            base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).map(String.init)
-            return base != nil
-        }
+        let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory])
+        let base = baseURL.absoluteString
         let output = server.output.value
         #expect(output.contains("\(directory)/app-secret"))
         #expect(output.contains("\(directory)/api-key"))
@@ -25,9 +20,9 @@ struct CLITests {
             let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(file)")
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file) mode")
         }
-        let (data, status) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base! + "/health")!))
+        let (data, status) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/health")!))
         #expect(status == 200 && String(decoding: data, as: UTF8.self).contains("ok"))
-        let (metrics, metricsStatus) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base! + "/metrics")!))
+        let (metrics, metricsStatus) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/metrics")!))
         #expect(metricsStatus == 200 && String(decoding: metrics, as: UTF8.self).contains("greenroom_connections"))
 
         server.process.terminate()  // SIGTERM

@@ -128,16 +128,10 @@ struct MultiNodeTests {
                 $0.databaseURL = url
                 $0.presenceTTL = 2
             }
-            let first = try CLI.start(["serve", "--port", "0", "--data-dir", directory, "--database", url], environment: ["GREENROOM_PRESENCE_TTL_SECONDS": "2"])
-            var base: URL?
-            try await eventually("node 1 listens") {
-                guard let line = first.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
-                base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap { URL(string: String($0)) }
-                return base != nil
-            }
+            let (first, base) = try await CLI.serve(["--port", "0", "--data-dir", directory, "--database", url], environment: ["GREENROOM_PRESENCE_TTL_SECONDS": "2"])
             let watcher = try await two.client("watcher", grants: ["app:lobby"])
             let lobby = try await watcher.subscribe(to: "app:lobby")
-            let doomed = GreenroomClient(serverURL: base!)
+            let doomed = GreenroomClient(serverURL: base)
             try await doomed.connect(token: try await two.token("doomed", grants: ["app:lobby"]))
             let joined: PresenceEntry = try await doomed.send(Operation.presenceJoin, args: PresenceJoinArgs(stream: "app:lobby", data: ["seat": 3]))
             #expect(joined.userId == "doomed")
@@ -166,14 +160,8 @@ struct MultiNodeTests {
     func nodeKilled() async throws {
         try await withCluster { url, directory in
             let two = try await node(url, directory)
-            let first = try CLI.start(["serve", "--port", "0", "--data-dir", directory, "--database", url])
-            var base: URL?
-            try await eventually("node 1 listens") {
-                guard let line = first.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
-                base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap { URL(string: String($0)) }
-                return base != nil
-            }
-            var config = ClientConfiguration(serverURL: base!)
+            let (first, base) = try await CLI.serve(["--port", "0", "--data-dir", directory, "--database", url])
+            var config = ClientConfiguration(serverURL: base)
             config.alternateServerURLs = [two.url]
             config.initialReconnectDelay = .milliseconds(50)
             config.maxReconnectDelay = .milliseconds(300)

@@ -60,6 +60,18 @@ enum CLI {
         }
     }
 
+    /// Starts `greenroom serve ARGS` and waits until it says where it listens.
+    static func serve(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Running, URL) {
+        let server = try start(["serve"] + arguments, environment: environment)
+        var base: URL?
+        try await eventually("the server says where it listens") {
+            guard let line = server.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
+            base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap { URL(string: String($0)) }
+            return base != nil
+        }
+        return (server, base!)
+    }
+
     static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
         guard let executable else {
             Issue.record("the greenroom executable was not found beside the tests")
