@@ -64,15 +64,7 @@ public final class GreenroomServer: Sendable {
     /// to one user's connections. Returns how many were disconnected.
     @discardableResult
     public func disconnectClients(userId: String? = nil, code: CloseCode? = nil) -> Int {
-        let targets = userId.map(core.connections.of(user:)) ?? core.connections.all
-        for connection in targets {
-            if let code {
-                connection.requestClose(code, reason: "disconnected by the operator")
-            } else {
-                connection.drop()
-            }
-        }
-        return targets.count
+        core.disconnect(userId: userId, code: code, reason: "disconnected by the operator")
     }
 
     /// Starts a server in the background and returns once it accepts connections.

@@ -53,6 +53,20 @@ final class ServerCore: Sendable {
         self.commands = router
     }
 
+    /// Disconnects this node's clients (of one user, or all): with `code`, politely (a close
+    /// frame that tells the client what to do); without, by cutting the socket. Returns how many.
+    func disconnect(userId: String?, code: CloseCode?, reason: String) -> Int {
+        let targets = userId.map(connections.of(user:)) ?? connections.all
+        for connection in targets {
+            if let code {
+                connection.requestClose(code, reason: reason)
+            } else {
+                connection.drop()
+            }
+        }
+        return targets.count
+    }
+
     /// Maps any error to the one clients see; unexpected errors are logged, not leaked.
     func asGreenroomError(_ error: any Error) -> GreenroomError {
         if let error = error as? GreenroomError { return error }

@@ -21,15 +21,10 @@ extension ServerCore {
             try self.requireAPIKey(request)
             struct Args: Decodable { var userId: String?; var cut: Bool? }
             let args = try await request.decode(as: Args.self, context: context)
-            let targets = args.userId.map(self.connections.of(user:)) ?? self.connections.all
-            for connection in targets {
-                if args.cut == true {
-                    connection.drop()
-                } else {
-                    connection.requestClose(.serverRestarting, reason: "disconnected by the operator: reconnect and resume")
-                }
-            }
-            return try jsonResponse(["disconnected": targets.count])
+            let count = self.disconnect(
+                userId: args.userId, code: args.cut == true ? nil : .serverRestarting,
+                reason: "disconnected by the operator: reconnect and resume")
+            return try jsonResponse(["disconnected": count])
         }
         return router
     }

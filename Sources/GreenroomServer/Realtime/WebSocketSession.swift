@@ -53,9 +53,8 @@ extension ServerCore {
             limit: configuration.outboundQueueLimit, metrics: metrics)
         connections.add(connection)
         metrics.connectionChanged(by: 1)
+        // The task group below leaves the hub and finishes the connection on every path.
         defer {
-            for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
-            connection.finish()
             connections.remove(connection)
             metrics.connectionChanged(by: -1)
         }
