@@ -4,16 +4,18 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// The single writer of every stream's log: appends are queued, written in grouped
-/// transactions (one commit for many appends), then published to the hub in offset order,
-/// and only then acknowledged.
+/// The node's single writer: appends and capability transactions (a channel change with
+/// its events, …) are queued, written in grouped transactions (one commit for many, each
+/// transaction in its own savepoint), then their events are published to the hub in offset
+/// order, and only then acknowledged.
 ///
 /// One writer per node keeps offsets in order without a lock per stream; the grouped
 /// commit keeps durable writes cheap.
 final class EventLog: Service, Sendable {
     private struct Pending: Sendable {
-        var append: EventAppend
-        var continuation: CheckedContinuation<AppendOutcome, any Error>
+        var step: WriteStep
+        /// Resumes the caller with the step's result or error.
+        var finish: @Sendable (Result<Void, any Error>) -> Void
     }
 
     private struct State {
@@ -44,10 +46,32 @@ final class EventLog: Service, Sendable {
 
     /// Appends one event; returns once it is durable and handed to local subscribers.
     func append(_ append: EventAppend) async throws -> AppendOutcome {
-        try await withCheckedThrowingContinuation { continuation in
+        let result = StepResult<AppendOutcome>()
+        try await enqueue(WriteStep(isolated: false) { transaction in
+            guard let outcome = try await transaction.append([append]).first else {
+                throw GreenroomServerError.storage("an append returned nothing")
+            }
+            result.set(outcome)
+        })
+        guard let outcome = result.get else { throw GreenroomServerError.storage("an append returned nothing") }
+        return outcome
+    }
+
+    /// Runs `body` atomically (its record changes and appends commit together or not at
+    /// all); returns once it is durable and its events are handed to local subscribers.
+    func transact<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
+        let result = StepResult<T>()
+        try await enqueue(WriteStep { transaction in result.set(try await body(transaction)) })
+        guard let value = result.get else { throw GreenroomServerError.storage("a transaction returned nothing") }
+        return value
+    }
+
+    private func enqueue(_ step: WriteStep) async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let pending = Pending(step: step) { continuation.resume(with: $0) }
             let accepted = state.withLock { state -> Bool in
                 guard !state.stopped else { return false }
-                state.pending.append(Pending(append: append, continuation: continuation))
+                state.pending.append(pending)
                 return true
             }
             if accepted {
@@ -82,18 +106,18 @@ final class EventLog: Service, Sendable {
             }
             if batch.isEmpty { return }
             do {
-                let outcomes = try await storage.appendEvents(batch.map(\.append), retentionCount: retentionCount)
+                let outcomes = try await storage.write(batch.map(\.step), retentionCount: retentionCount)
                 var fresh = 0
-                for outcome in outcomes where !outcome.duplicate {
-                    publish(outcome.event)
-                    fresh += 1
+                for case .success(let events) in outcomes {
+                    for event in events { publish(event) }
+                    fresh += events.count
                 }
                 metrics.eventsAppended(fresh)
-                for (pending, outcome) in zip(batch, outcomes) { pending.continuation.resume(returning: outcome) }
+                for (pending, outcome) in zip(batch, outcomes) { pending.finish(outcome.map { _ in () }) }
             } catch {
-                logger.error("appending \(batch.count) events failed: \(error)")
-                let failure = (error as? GreenroomError) ?? GreenroomError(.internalError, "the event could not be stored")
-                for pending in batch { pending.continuation.resume(throwing: failure) }
+                logger.error("writing a batch of \(batch.count) failed: \(error)")
+                let failure = (error as? GreenroomError) ?? GreenroomError(.internalError, "the change could not be stored")
+                for pending in batch { pending.finish(.failure(failure)) }
             }
         }
     }

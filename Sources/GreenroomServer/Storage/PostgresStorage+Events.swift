@@ -3,40 +3,6 @@ import GreenroomProtocol
 import PostgresNIO
 
 extension PostgresStorage {
-    /// Appends events in one transaction. The batch's streams are locked in name order
-    /// first, then each event takes the next offset; every event is announced with NOTIFY.
-    public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
-        try await transaction { connection in
-            var streams: [String: StreamInfo] = [:]
-            for name in Set(appends.map(\.stream)).sorted() {
-                streams[name] = try await self.lockStream(name, on: connection)
-            }
-            let outcomes = try await EventBatch.append(appends, streams: &streams) { stream, key, epoch in
-                let rows = try await connection.query(
-                    "SELECT seq, type, data, at FROM events WHERE stream = \(stream) AND idem_key = \(key)", logger: self.logger).collect()
-                return try rows.first.map { try Self.decodeEvent($0, stream: stream, epoch: epoch) }
-            } insert: { event, key in
-                let data = try event.data.jsonString()
-                try await connection.query(
-                    """
-                    INSERT INTO events (stream, seq, type, data, at, idem_key)
-                    VALUES (\(event.stream), \(Int64(event.offset)), \(event.type), \(data), \(event.at.timeIntervalSince1970), \(key))
-                    """, logger: self.logger)
-                try await connection.query("SELECT pg_notify(\(Self.notifyChannel), \(Self.notifyPayload(event)))", logger: self.logger)
-            }
-            for (name, var info) in streams {
-                if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
-                    info.trimmed = mark
-                    try await connection.query("DELETE FROM events WHERE stream = \(name) AND seq <= \(Int64(mark))", logger: self.logger)
-                }
-                try await connection.query(
-                    "UPDATE streams SET head = \(Int64(info.head)), trimmed = \(Int64(info.trimmed)) WHERE name = \(name)",
-                    logger: self.logger)
-            }
-            return outcomes
-        }
-    }
-
     /// What a notification carries: the whole event when it is small, else its position.
     static func notifyPayload(_ event: StreamEvent) -> String {
         if let data = try? WireCoding.encoder.encode(event), data.count <= maxNotifyPayload {

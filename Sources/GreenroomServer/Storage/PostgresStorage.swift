@@ -75,6 +75,13 @@ public final class PostgresStorage: GreenroomStorage {
             "CREATE INDEX presence_expiry ON presence(expires_at)",
             "CREATE INDEX presence_node ON presence(node)",
         ],
+        [
+            """
+            CREATE TABLE records (kind TEXT COLLATE "C" NOT NULL, scope TEXT COLLATE "C" NOT NULL, id TEXT COLLATE "C" NOT NULL,
+                sort BIGINT NOT NULL, tag TEXT COLLATE "C" NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, scope, id))
+            """,
+            "CREATE INDEX records_sort ON records(kind, scope, sort, id)",
+        ],
     ]
 
     /// The schema version this code writes.

@@ -11,35 +11,6 @@ extension SQLiteStorage {
             data: try RawJSON(json: try row.string("data")), at: try row.date("at"))
     }
 
-    /// Appends events in one transaction, assigning offsets in order.
-    public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
-        try await write {
-            var streams: [String: StreamInfo] = [:]
-            for name in Set(appends.map(\.stream)).sorted() {
-                streams[name] = try await self.loadOrCreateStream(name, on: self.writer)
-            }
-            let outcomes = try await EventBatch.append(appends, streams: &streams) { stream, key, epoch in
-                let rows = try await self.writer.query(
-                    "SELECT seq, type, data, at FROM events WHERE stream = ? AND idem_key = ?", [.text(stream), .text(key)])
-                return try rows.first.map { try Self.decodeEvent($0, stream: stream, epoch: epoch) }
-            } insert: { event, key in
-                _ = try await self.writer.query(
-                    "INSERT INTO events (stream, seq, type, data, at, idem_key) VALUES (?, ?, ?, ?, ?, ?)",
-                    [.text(event.stream), .offset(event.offset), .text(event.type), .text(try event.data.jsonString()),
-                     .date(event.at), .text(key)])
-            }
-            for (name, var info) in streams {
-                if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
-                    info.trimmed = mark
-                    _ = try await self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(mark)])
-                }
-                _ = try await self.writer.query(
-                    "UPDATE streams SET head = ?, trimmed = ? WHERE name = ?", [.offset(info.head), .offset(info.trimmed), .text(name)])
-            }
-            return outcomes
-        }
-    }
-
     func loadOrCreateStream(_ stream: String, on connection: SQLiteConnection) async throws -> StreamInfo {
         let rows = try await connection.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
         if let row = rows.first {

@@ -79,6 +79,14 @@ public final class SQLiteStorage: GreenroomStorage {
             "CREATE INDEX presence_expiry ON presence(expires_at)",
             "CREATE INDEX presence_node ON presence(node)",
         ],
+        // 4: the records of capabilities (channels, members, messages, …).
+        [
+            """
+            CREATE TABLE records (kind TEXT NOT NULL, scope TEXT NOT NULL, id TEXT NOT NULL, sort INTEGER NOT NULL,
+                tag TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (kind, scope, id)) WITHOUT ROWID
+            """,
+            "CREATE INDEX records_sort ON records(kind, scope, sort, id)",
+        ],
     ]
 
     /// The schema version this code writes.

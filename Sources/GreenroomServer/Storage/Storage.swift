@@ -44,7 +44,7 @@ public struct StreamInfo: Sendable, Hashable {
 ///
 /// Appends are linearizable per stream: offsets are gapless and unique, and an append is
 /// durable when its call returns.
-public protocol GreenroomStorage: Sendable {
+public protocol GreenroomStorage: RecordReading {
     /// Creates or upgrades the schema to `version` (1…``latestSchemaVersion``), running
     /// only the steps the database has not run; safe when several nodes start at once.
     func migrate(upTo version: Int) async throws
@@ -69,9 +69,13 @@ public protocol GreenroomStorage: Sendable {
     /// Users ordered by id, after `afterId`, matching the filters, at most `limit`.
     func listUsers(ids: [String]?, nicknamePrefix: String?, afterId: String?, limit: Int) async throws -> [User]
 
-    /// Appends events in one transaction, in order, assigning offsets; trims each stream's
-    /// log to `retentionCount` events.
-    func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome]
+    /// Runs `steps` in one transaction, in order, and commits them together: records change
+    /// and events are appended (offsets assigned in order) atomically; each touched
+    /// stream's log is trimmed to `retentionCount` events. An isolated step that throws is
+    /// undone alone and its error is its outcome.
+    /// - Throws: when the database fails or a step that is not isolated throws; then nothing
+    ///   of the batch is stored.
+    func write(_ steps: [WriteStep], retentionCount: UInt64) async throws -> [StepOutcome]
     /// The state of a stream's log, creating the stream (with a new epoch) when it is new.
     func streamInfo(_ stream: String) async throws -> StreamInfo
     /// Events of `stream` with offsets after `offset`, oldest first, at most `limit`.

@@ -1,0 +1,144 @@
+import Foundation
+import GreenroomProtocol
+import Synchronization
+
+/// One unit of work in a write batch.
+public struct WriteStep: Sendable {
+    /// Whether the step runs in its own savepoint: when it throws, only its changes are
+    /// undone and the rest of the batch commits. A step that is not isolated fails the
+    /// whole batch when it throws (plain appends, which fail only when the database does).
+    public var isolated: Bool
+    /// The work.
+    public var body: @Sendable (any StorageTransaction) async throws -> Void
+
+    /// Makes a step.
+    public init(isolated: Bool = true, _ body: @escaping @Sendable (any StorageTransaction) async throws -> Void) {
+        self.isolated = isolated
+        self.body = body
+    }
+}
+
+/// What a committed step did: the new events it appended (to publish), or its error.
+public typealias StepOutcome = Result<[StreamEvent], any Error>
+
+/// The state of one write transaction shared by the backends: the streams it loaded and
+/// locked, advanced in memory and written back once before commit, and the new events
+/// each step appended.
+final class BatchState: Sendable {
+    fileprivate struct State {
+        var streams: [String: StreamInfo] = [:]
+        var touched: Set<String> = []
+        var events: [StreamEvent] = []
+    }
+
+    /// A copy taken when a step begins, restored when the step fails.
+    struct Snapshot {
+        fileprivate var state: State
+    }
+
+    private let state = Mutex(State())
+
+    func snapshot() -> Snapshot { Snapshot(state: state.withLock { $0 }) }
+    func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
+
+    /// The new events appended since `snapshot`.
+    func events(since snapshot: Snapshot) -> [StreamEvent] {
+        state.withLock { Array($0.events.dropFirst(snapshot.state.events.count)) }
+    }
+
+    /// The streams touched, with their final state, for the write-back before commit.
+    var touchedStreams: [(String, StreamInfo)] {
+        state.withLock { state in state.touched.sorted().compactMap { name in state.streams[name].map { (name, $0) } } }
+    }
+
+    /// Appends through the backend's primitives: streams are loaded (and locked) in name
+    /// order the first time the transaction touches them.
+    func append(
+        _ appends: [EventAppend],
+        load: (String) async throws -> StreamInfo,
+        findKey: (_ stream: String, _ key: String, _ epoch: String) async throws -> StreamEvent?,
+        insert: (_ event: StreamEvent, _ key: String?) async throws -> Void
+    ) async throws -> [AppendOutcome] {
+        for name in Set(appends.map(\.stream)).sorted() where state.withLock({ $0.streams[name] == nil }) {
+            let info = try await load(name)
+            state.withLock { $0.streams[name] = info }
+        }
+        var streams = state.withLock { $0.streams }
+        let outcomes = try await EventBatch.append(appends, streams: &streams, findKey: findKey, insert: insert)
+        state.withLock { state in
+            state.streams = streams
+            state.touched.formUnion(appends.map(\.stream))
+            state.events.append(contentsOf: outcomes.filter { !$0.duplicate }.map(\.event))
+        }
+        return outcomes
+    }
+
+    /// Runs the steps in order, isolating those that ask for it with the backend's
+    /// savepoints. - Throws: the error of a step that is not isolated, or of the database.
+    static func run(
+        _ steps: [WriteStep],
+        in transaction: any StorageTransaction,
+        batch: BatchState,
+        savepoint: (String) async throws -> Void,
+        rollback: (String) async throws -> Void,
+        release: (String) async throws -> Void
+    ) async throws -> [StepOutcome] {
+        var outcomes: [StepOutcome] = []
+        outcomes.reserveCapacity(steps.count)
+        for (index, step) in steps.enumerated() {
+            let before = batch.snapshot()
+            guard step.isolated else {
+                try await step.body(transaction)
+                outcomes.append(.success(batch.events(since: before)))
+                continue
+            }
+            let name = "s\(index)"
+            try await savepoint(name)
+            do {
+                try await step.body(transaction)
+                try await release(name)
+                outcomes.append(.success(batch.events(since: before)))
+            } catch let error as StorageRaceLost {
+                throw error
+            } catch {
+                try await rollback(name)
+                batch.restore(before)
+                outcomes.append(.failure(error))
+            }
+        }
+        return outcomes
+    }
+}
+
+/// The database aborted the transaction to break a deadlock or a serialization conflict
+/// with another node: the whole batch is run again.
+struct StorageRaceLost: Error {}
+
+/// A value a step hands back to whoever queued it.
+final class StepResult<Value: Sendable>: Sendable {
+    private let value = Mutex<Value?>(nil)
+
+    func set(_ newValue: Value) { value.withLock { $0 = newValue } }
+    var get: Value? { value.withLock { $0 } }
+}
+
+extension GreenroomStorage {
+    /// Appends events in one transaction (a convenience over ``GreenroomStorage/write(_:retentionCount:)``).
+    public func appendEvents(_ appends: [EventAppend], retentionCount: UInt64) async throws -> [AppendOutcome] {
+        let result = StepResult<[AppendOutcome]>()
+        let outcomes = try await write([WriteStep(isolated: false) { transaction in
+            result.set(try await transaction.append(appends))
+        }], retentionCount: retentionCount)
+        if case .failure(let error) = outcomes.first { throw error }
+        return result.get ?? []
+    }
+
+    /// Runs `body` in a transaction of its own and returns its result.
+    public func transact<T: Sendable>(retentionCount: UInt64, _ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
+        let result = StepResult<T>()
+        let outcomes = try await write([WriteStep { transaction in result.set(try await body(transaction)) }], retentionCount: retentionCount)
+        if case .failure(let error) = outcomes.first { throw error }
+        guard let value = result.get else { throw GreenroomServerError.storage("a transaction returned nothing") }
+        return value
+    }
+}
