@@ -93,6 +93,13 @@ extension GreenroomClient {
         return try raw.decode(as: SubscribeResult.self)
     }
 
+    /// Forgets a subscription the server ended (the reader lost the right to read it)
+    /// without asking the server.
+    func forgetSubscription(_ stream: String) {
+        let subscription = state.withLock { $0.subscriptions.removeValue(forKey: stream) }
+        subscription?.finish()
+    }
+
     /// Stops receiving `subscription`'s stream.
     func unsubscribe(_ subscription: StreamSubscription) async throws {
         let removed = state.withLock { state -> Bool in

@@ -38,6 +38,10 @@ extension GreenroomClient {
                 everConnected = true
                 failures = 0
             }
+            if case .stop = ending {} else if everConnected {
+                // Not ready any more, even while a fresh token or the backoff is awaited.
+                setPhase(.reconnecting(attempt: failures + 1))
+            }
             switch ending {
             case .stop(let error):
                 finishLoop(error)
@@ -49,7 +53,10 @@ extension GreenroomClient {
                 }
                 do {
                     let token = try await provider()
-                    state.withLock { $0.token = token }
+                    state.withLock { state in
+                        state.token = token
+                        state.userId = Self.subject(ofToken: token) ?? state.userId
+                    }
                     if !connected { failures += 1 }
                 } catch {
                     logger.warning("token provider failed: \(error)")
@@ -154,7 +161,8 @@ extension GreenroomClient {
                 let result = try await sendSubscribe(subscription, since: subscription.position)
                 subscription.resubscribed(recovered: result.recovered)
                 notifyResubscribed(subscription.stream, recovered: result.recovered)
-            } catch let error as GreenroomError where error.is(.permissionDenied) || error.is(.invalidParameterValue) {
+            } catch let error as GreenroomError where !error.isTransient {
+                // Refused for good (the user lost the right to read it, or it is gone).
                 state.withLock { _ = $0.subscriptions.removeValue(forKey: subscription.stream) }
                 subscription.finish()
             } catch {

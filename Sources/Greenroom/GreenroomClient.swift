@@ -116,6 +116,7 @@ public final class GreenroomClient: Sendable {
     public func connect(token: String, tokenProvider: TokenProvider? = nil) async throws {
         let start = state.withLock { state -> Bool in
             state.token = token
+            state.userId = Self.subject(ofToken: token) ?? state.userId
             state.tokenProvider = tokenProvider
             state.stopRequested = false
             return state.loop == nil
@@ -138,6 +139,17 @@ public final class GreenroomClient: Sendable {
                 await MainActor.run { completion?(error) }
             }
         }
+    }
+
+    /// The user a token names (its `sub` claim), read without checking the signature (the
+    /// server checks it).
+    static func subject(ofToken token: String) -> String? {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3 else { return nil }
+        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while payload.count % 4 != 0 { payload += "=" }
+        guard let data = Data(base64Encoded: payload), let claims = try? RawJSON(json: data) else { return nil }
+        return claims["sub"]?.stringValue
     }
 
     /// Closes the connection and stops reconnecting. Commands in flight fail with

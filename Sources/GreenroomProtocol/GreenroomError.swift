@@ -35,6 +35,15 @@ public struct GreenroomError: Error, Codable, Hashable, Sendable, CustomStringCo
     /// `name (code): message`.
     public var description: String { "\(name) (\(code)): \(message)" }
 
+    /// Whether the failure may pass by itself (the connection or the server), so that the
+    /// same request may succeed later; `false` for refusals, which fail again.
+    public var isTransient: Bool {
+        switch errorCode {
+        case .internalError, .unavailable, .connectionLost, .timeout, .notConnected: true
+        default: false
+        }
+    }
+
     /// Whether this error has the given code.
     public func `is`(_ code: ErrorCode) -> Bool { self.code == code.rawValue }
 }
@@ -78,6 +87,21 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case timeout = 1900101
     /// The client is not connected and was asked not to wait.
     case notConnected = 1900102
+    // 27001xx: chat
+    /// The caller (or a user named) is not a member of the channel.
+    case notChannelMember = 2700100
+    /// Only the channel's operators may do this.
+    case operatorRequired = 2700101
+    /// The channel has as many members as it may.
+    case channelMemberLimitReached = 2700102
+    /// The channel is private: only a member's invitation lets a user in.
+    case invitationRequired = 2700103
+    /// Only the message's sender (or, for deletion, an operator) may do this.
+    case notMessageSender = 2700104
+    /// The caller has no pending invitation to the channel.
+    case invitationNotFound = 2700105
+    /// The message does not exist in the channel.
+    case messageNotFound = 2700106
     // 28001xx: live events (the seed's numbers)
     /// The live event does not exist.
     case liveEventIdNotFound = 2800100
@@ -106,6 +130,13 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .connectionLost: "connectionLost"
         case .timeout: "timeout"
         case .notConnected: "notConnected"
+        case .notChannelMember: "notChannelMember"
+        case .operatorRequired: "operatorRequired"
+        case .channelMemberLimitReached: "channelMemberLimitReached"
+        case .invitationRequired: "invitationRequired"
+        case .notMessageSender: "notMessageSender"
+        case .invitationNotFound: "invitationNotFound"
+        case .messageNotFound: "messageNotFound"
         case .liveEventIdNotFound: "liveEventIdNotFound"
         case .actionNotAllowedInCurrentState: "actionNotAllowedInCurrentState"
         case .actionNotAllowedForParticipant: "actionNotAllowedForParticipant"

@@ -14,6 +14,12 @@ public enum Limits {
     public static let maxPageSize = 100
     /// The page size when none is asked for.
     public static let defaultPageSize = 20
+    /// The longest chat message text, in characters.
+    public static let maxMessageTextLength = 10_000
+    /// The longest reaction type and idempotency key.
+    public static let maxKeyLength = 128
+    /// How many members a group channel may have unless the server is set otherwise.
+    public static let defaultChannelMemberLimit = 100
 
     /// Keys that extra data may never use, because the platform's own fields carry those names.
     public static let reservedExtraDataKeys: Set<String> = [

@@ -17,6 +17,7 @@ final class ServerCore: Sendable {
     let secrets: Secrets
     let logger: Logger
     let users: UserService
+    let chat: ChatService
     let connections = ConnectionRegistry()
     let upgradeRefusals = UpgradeRefusals()
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
@@ -46,10 +47,12 @@ final class ServerCore: Sendable {
         self.hub = hub
         self.events = events
         self.users = UserService(storage: storage, events: events)
+        self.chat = ChatService(storage: storage, events: events, memberLimit: configuration.channelMemberLimit)
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerUserOperations()
         router.registerPresenceOperations()
+        router.registerChatOperations()
         self.commands = router
     }
 

@@ -31,9 +31,41 @@ final class EventHub: Sendable {
             connection.deliver(stream: event.stream, offset: event.offset, frame: frame)
         }
         metrics.eventsDelivered(targets.count)
+        if let revoked = ReadRevocation.of(event) {
+            for connection in targets where revoked.applies(to: connection.identity.userId) {
+                remove(connection, from: event.stream)
+                connection.endSubscription(event.stream)
+            }
+        }
     }
 
     static func encode(_ event: StreamEvent) throws -> ByteBuffer {
         ByteBuffer(data: try WireCoding.encoder.encode(EventFrame(event: event)))
+    }
+}
+
+/// Who loses the right to read a stream with an event: after it is delivered to them, their
+/// subscriptions end (a member who left stops receiving the channel; a deleted channel's
+/// stream ends for everyone). A later resubscription is refused.
+enum ReadRevocation {
+    case users(Set<String>)
+    case everyone
+
+    static func of(_ event: StreamEvent) -> ReadRevocation? {
+        switch event.type {
+        case ChatEventType.memberLeft:
+            return event.data["member"]?["userId"]?.stringValue.map { .users([$0]) }
+        case ChatEventType.channelDeleted where event.stream.hasPrefix("channel:"):
+            return .everyone
+        default:
+            return nil
+        }
+    }
+
+    func applies(to userId: String) -> Bool {
+        switch self {
+        case .users(let ids): ids.contains(userId)
+        case .everyone: true
+        }
     }
 }

@@ -15,7 +15,7 @@ extension CommandRouter {
             return EmptyResult()
         }
         on(Operation.presenceList) { (context, args: PresenceStreamArgs) -> [PresenceEntry] in
-            try context.core.authorizeRead(context.identity, stream: args.stream)
+            try await context.core.authorizeRead(context.identity, stream: args.stream)
             return try await context.core.storage.presence(stream: args.stream)
         }
     }
@@ -26,7 +26,7 @@ extension ServerCore {
 
     func joinPresence(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
         guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }
-        try authorizeRead(connection.identity, stream: args.stream)
+        try await authorizeRead(connection.identity, stream: args.stream)
         let data = args.data ?? .dictionary([:])
         let size = try data.jsonData().count
         guard size <= Limits.maxExtraDataBytes else {

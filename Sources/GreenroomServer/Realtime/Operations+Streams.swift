@@ -33,7 +33,7 @@ extension ServerCore {
         guard StreamName.isValid(args.stream) else {
             throw GreenroomError(.invalidParameterValue, "stream must be 1–200 characters of letters, digits and :_-.@")
         }
-        try authorizeRead(context.identity, stream: args.stream)
+        try await authorizeRead(context.identity, stream: args.stream)
         guard connection.subscribedStreams.count < Self.maxSubscriptionsPerConnection else {
             throw GreenroomError(.rateLimited, "at most \(Self.maxSubscriptionsPerConnection) subscriptions per connection")
         }
@@ -80,8 +80,9 @@ extension ServerCore {
         }
     }
 
-    /// Who may read a stream: a user its own private stream; an app stream with a grant.
-    func authorizeRead(_ identity: Identity, stream: String) throws {
+    /// Who may read a stream: a user its own private stream; an app stream with a grant; a
+    /// channel's stream its members.
+    func authorizeRead(_ identity: Identity, stream: String) async throws {
         let (kind, id) = StreamName.split(stream)
         switch kind {
         case "user":
@@ -92,8 +93,11 @@ extension ServerCore {
             guard identity.has(stream) else {
                 throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
             }
+        case "channel":
+            _ = try await ChatService.channel(storage, ChannelId(id))
+            try await ChatService.requireJoined(storage, ChannelId(id), identity.userId)
         default:
-            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID or app:NAME")
+            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME or channel:ID")
         }
     }
 }

@@ -1,0 +1,239 @@
+import Foundation
+import Synchronization
+
+/// Told of a channel's changes, on the main actor. Every method is optional.
+@MainActor
+public protocol ChatChannelControllerDelegate: AnyObject, Sendable {
+    /// An event of the channel arrived (after the controller's state took it in).
+    func channelController(_ controller: ChatChannelController, didReceiveEvent event: ChatEvent)
+    /// The channel's fields, member count or the reader's membership changed.
+    func channelController(_ controller: ChatChannelController, didUpdateChannel channel: ChatChannel)
+    /// The loaded messages changed (a message arrived, was edited, reacted to or deleted).
+    func channelController(_ controller: ChatChannelController, didUpdateMessages messages: [ChatMessage])
+}
+
+extension ChatChannelControllerDelegate {
+    /// Does nothing by default.
+    public func channelController(_ controller: ChatChannelController, didReceiveEvent event: ChatEvent) {}
+    /// Does nothing by default.
+    public func channelController(_ controller: ChatChannelController, didUpdateChannel channel: ChatChannel) {}
+    /// Does nothing by default.
+    public func channelController(_ controller: ChatChannelController, didUpdateMessages messages: [ChatMessage]) {}
+}
+
+/// One channel as the app sees it: the channel, its loaded messages kept current with its
+/// events, the events themselves (as an `AsyncStream` and through a delegate), and the
+/// calls that change the channel, its members and its messages.
+///
+/// ```swift
+/// let controller = client.channelController(for: "general")
+/// try await controller.synchronize()
+/// controller.createNewMessage(text: "A new message", extraData: ["ticket": ["price": .double(20)]])
+/// for await event in controller.events { print(event.type) }
+/// ```
+///
+/// Events arrive in order and once each across reconnects; when the server could not
+/// replay a gap, the controller reloads the channel and its latest messages.
+public final class ChatChannelController: Sendable {
+    struct State {
+        var channel: ChatChannel?
+        var messages: [ChatMessage] = []
+        var subscription: StreamSubscription?
+        var pump: Task<Void, Never>?
+        var observers: [UUID: AsyncStream<ChatEvent>.Continuation] = [:]
+        weak var delegate: (any ChatChannelControllerDelegate)?
+    }
+
+    /// The channel this controller is for.
+    public let channelId: ChannelId
+    /// The client it acts through.
+    public let client: ChatClient
+    let state = Mutex(State())
+
+    init(channelId: ChannelId, client: ChatClient) {
+        self.channelId = channelId
+        self.client = client
+    }
+
+    deinit {
+        let (pump, observers) = state.withLock { ($0.pump, Array($0.observers.values)) }
+        pump?.cancel()
+        for observer in observers { observer.finish() }
+    }
+
+    /// The channel as last loaded or changed by an event; `nil` before ``synchronize()``.
+    public var channel: ChatChannel? { state.withLock { $0.channel } }
+
+    /// The loaded messages, oldest first.
+    public var messages: [ChatMessage] { state.withLock { $0.messages } }
+
+    /// Told of changes on the main actor. Held weakly.
+    public var delegate: (any ChatChannelControllerDelegate)? {
+        get { state.withLock { $0.delegate } }
+        set { state.withLock { $0.delegate = newValue } }
+    }
+
+    /// The channel's events from now on, in order. Each access makes a new stream; several
+    /// may be iterated at once.
+    public var events: AsyncStream<ChatEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        state.withLock { $0.observers[id] = continuation }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Loads the channel and its latest messages and starts following its events (members
+    /// only). Call it again after joining or accepting an invitation.
+    public func synchronize(messageLimit: Int = 50) async throws {
+        var channel = try await client.channel(channelId)
+        if channel.membership?.state == .joined, state.withLock({ $0.subscription == nil }) {
+            let subscription = try await client.subscribe(to: channelId.stream)
+            start(subscription)
+        }
+        if channel.membership?.state == .joined {
+            let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, limit: messageLimit))
+            merge(page.items)
+            channel = try await client.channel(channelId)
+        }
+        let current = channel
+        let delegate = state.withLock { state -> (any ChatChannelControllerDelegate)? in
+            state.channel = current
+            return state.delegate
+        }
+        if let delegate { await MainActor.run { delegate.channelController(self, didUpdateChannel: current) } }
+    }
+
+    /// The completion-handler form of ``synchronize(messageLimit:)``.
+    public func synchronize(_ completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
+        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.synchronize() }
+    }
+
+    /// Stops following the channel's events.
+    public func stopWatching() async {
+        let (subscription, pump) = state.withLock { state in
+            defer { state.subscription = nil; state.pump = nil }
+            return (state.subscription, state.pump)
+        }
+        pump?.cancel()
+        try? await subscription?.unsubscribe()
+    }
+
+    /// Loads up to `limit` messages sent before `messageId` (the oldest loaded one when
+    /// `nil`) and adds them to ``messages``. - Returns: the page, oldest first.
+    @discardableResult
+    public func loadPreviousMessages(before messageId: String? = nil, limit: Int = 25) async throws -> Page<ChatMessage> {
+        let anchor = messageId ?? messages.first?.id
+        let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, before: anchor, limit: limit))
+        merge(page.items)
+        return page
+    }
+
+    /// Loads up to `limit` messages sent after `messageId` and adds them to ``messages``.
+    @discardableResult
+    public func loadNextMessages(after messageId: String, limit: Int = 25) async throws -> Page<ChatMessage> {
+        let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, after: messageId, limit: limit))
+        merge(page.items)
+        return page
+    }
+
+    /// A page of the channel's members (members only).
+    public func loadMembers(filter: MemberFilter = .all, limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChatChannelMember> {
+        try await client.send(ChatOperation.members, args: MemberListArgs(channelId: channelId, filter: filter, limit: limit, cursor: cursor))
+    }
+
+    // MARK: Following events
+
+    private func start(_ subscription: StreamSubscription) {
+        let pump = Task { [weak self] in
+            for await update in subscription.updates {
+                guard let self else { return }
+                switch update {
+                case .event(let event):
+                    if let chatEvent = ChatEvent(event) { await self.apply(chatEvent) }
+                case .resubscribed(let recovered):
+                    if !recovered { try? await self.reload() }
+                }
+            }
+        }
+        state.withLock { state in
+            state.subscription = subscription
+            state.pump = pump
+        }
+    }
+
+    /// After a gap the server could not replay: reload the channel and the latest messages.
+    private func reload() async throws {
+        let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, limit: 50))
+        let channel = try await client.channel(channelId)
+        state.withLock { state in
+            state.channel = channel
+            state.messages = []
+        }
+        merge(page.items)
+    }
+
+    /// Adds or replaces messages by id, keeping history order.
+    func merge(_ incoming: [ChatMessage]) {
+        guard !incoming.isEmpty else { return }
+        state.withLock { state in
+            var byId = Dictionary(state.messages.map { ($0.id, $0) }, uniquingKeysWith: { _, new in new })
+            for message in incoming { byId[message.id] = message }
+            state.messages = byId.values.sorted { $0.sequence < $1.sequence }
+        }
+    }
+
+    /// Takes an event into the state, then tells the observers and the delegate.
+    private func apply(_ event: ChatEvent) async {
+        if let message = event.message { merge([message]) }
+        let (channel, observers, delegate) = state.withLock { state -> (ChatChannel?, [AsyncStream<ChatEvent>.Continuation], (any ChatChannelControllerDelegate)?) in
+            let me = client.currentUserId
+            if var channel = state.channel {
+                switch event.type {
+                case ChatEventType.channelUpdated:
+                    if var updated = event.channel {
+                        updated.membership = channel.membership
+                        channel = updated
+                    }
+                case ChatEventType.memberJoined:
+                    channel.memberCount += 1
+                    if event.member?.userId == me { channel.membership = event.member }
+                case ChatEventType.memberLeft:
+                    channel.memberCount -= 1
+                    if event.member?.userId == me { channel.membership = nil }
+                case ChatEventType.operatorsAdded, ChatEventType.operatorsRemoved:
+                    if let me, event.userIds?.contains(me) == true {
+                        channel.membership?.isOperator = event.type == ChatEventType.operatorsAdded
+                    }
+                default:
+                    break
+                }
+                state.channel = channel
+            }
+            return (state.channel, Array(state.observers.values), state.delegate)
+        }
+        for observer in observers { observer.yield(event) }
+        let me = client.currentUserId
+        if event.type == ChatEventType.channelDeleted || (event.type == ChatEventType.memberLeft && event.member?.userId == me) {
+            // The server ends the reader's subscription after this event.
+            state.withLock { $0.subscription = nil }
+            client.forgetSubscription(channelId.stream)
+        }
+        guard let delegate else { return }
+        let messages = self.messages
+        await MainActor.run {
+            delegate.channelController(self, didReceiveEvent: event)
+            if event.message != nil { delegate.channelController(self, didUpdateMessages: messages) }
+            if let channel, event.message == nil { delegate.channelController(self, didUpdateChannel: channel) }
+        }
+    }
+}
+
+extension Result {
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,278 @@
+import Foundation
+
+/// The id of a chat channel: `client.channelController(for: ChannelId("general"))`.
+///
+/// Travels as a plain string. Ids are 1–128 characters of letters, digits and `_-.@`.
+public struct ChannelId: Hashable, Sendable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The id as a string.
+    public var rawValue: String
+
+    /// Makes an id from its string.
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// Makes an id from a string literal.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// Decodes the id from a string.
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    /// Encodes the id as a string.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    /// The id.
+    public var description: String { rawValue }
+
+    /// The channel's event stream, `channel:ID`.
+    public var stream: String { "channel:\(rawValue)" }
+}
+
+/// The chat SDK's name for a user: every model carries its `extraData`.
+public typealias ChatUser = User
+
+/// A group channel.
+public struct ChatChannel: Codable, Sendable, Hashable, Identifiable {
+    /// The channel's id.
+    public var id: ChannelId
+    /// The channel's name.
+    public var name: String
+    /// The channel's picture.
+    public var coverURL: String?
+    /// Whether anyone may join (`true`) or only invited users (`false`).
+    public var isPublic: Bool
+    /// Whether the channel is reused when a channel is created again for the same members.
+    public var isDistinct: Bool
+    /// The app's own data about the channel, at most 5 KB, without reserved keys.
+    public var extraData: [String: RawJSON]
+    /// Who created the channel.
+    public var createdBy: String
+    /// When the channel was created.
+    public var createdAt: Date
+    /// When the channel's own fields last changed.
+    public var updatedAt: Date
+    /// When the last message was sent, if any.
+    public var lastMessageAt: Date?
+    /// How many users have joined (pending invitations not counted).
+    public var memberCount: Int
+    /// The reader's own membership, when the reader is a member or invited.
+    public var membership: ChatChannelMember?
+
+    /// Makes a channel.
+    public init(id: ChannelId, name: String, coverURL: String? = nil, isPublic: Bool = false, isDistinct: Bool = false,
+                extraData: [String: RawJSON] = [:], createdBy: String, createdAt: Date, updatedAt: Date,
+                lastMessageAt: Date? = nil, memberCount: Int = 0, membership: ChatChannelMember? = nil) {
+        self.id = id
+        self.name = name
+        self.coverURL = coverURL
+        self.isPublic = isPublic
+        self.isDistinct = isDistinct
+        self.extraData = extraData
+        self.createdBy = createdBy
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.lastMessageAt = lastMessageAt
+        self.memberCount = memberCount
+        self.membership = membership
+    }
+
+    /// The channel's event stream.
+    public var stream: String { id.stream }
+}
+
+/// Whether a member has joined or is invited.
+public enum ChatMemberState: String, Codable, Sendable, Hashable {
+    /// A member of the channel.
+    case joined
+    /// Invited, waiting to accept or decline.
+    case invited
+}
+
+/// A user's membership of a channel.
+public struct ChatChannelMember: Codable, Sendable, Hashable, Identifiable {
+    /// The member's user id.
+    public var userId: String
+    /// The channel.
+    public var channelId: ChannelId
+    /// Joined or invited.
+    public var state: ChatMemberState
+    /// Whether the member is an operator (may update and delete the channel, add and remove
+    /// operators, and delete any message).
+    public var isOperator: Bool
+    /// Who invited the member, if someone did.
+    public var inviterId: String?
+    /// When the membership (or invitation) began.
+    public var createdAt: Date
+    /// The app's own data about the membership.
+    public var extraData: [String: RawJSON]
+
+    /// The member's user id.
+    public var id: String { userId }
+
+    /// Makes a member.
+    public init(userId: String, channelId: ChannelId, state: ChatMemberState, isOperator: Bool = false, inviterId: String? = nil,
+                createdAt: Date, extraData: [String: RawJSON] = [:]) {
+        self.userId = userId
+        self.channelId = channelId
+        self.state = state
+        self.isOperator = isOperator
+        self.inviterId = inviterId
+        self.createdAt = createdAt
+        self.extraData = extraData
+    }
+}
+
+/// A reaction of one user to a message.
+public struct ChatReaction: Codable, Sendable, Hashable {
+    /// The reaction's type, e.g. `like` (1–64 characters).
+    public var type: String
+    /// Who reacted.
+    public var userId: String
+    /// The app's own data about the reaction.
+    public var extraData: [String: RawJSON]
+    /// When the reaction was added (or last changed).
+    public var createdAt: Date
+
+    /// Makes a reaction.
+    public init(type: String, userId: String, extraData: [String: RawJSON] = [:], createdAt: Date) {
+        self.type = type
+        self.userId = userId
+        self.extraData = extraData
+        self.createdAt = createdAt
+    }
+}
+
+/// A message in a channel.
+public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
+    /// The message's id.
+    public var id: String
+    /// The channel.
+    public var channelId: ChannelId
+    /// Who sent it.
+    public var senderId: String
+    /// Its text, at most 10,000 characters; empty once deleted.
+    public var text: String
+    /// The app's own data, at most 5 KB, without reserved keys; empty once deleted.
+    public var extraData: [String: RawJSON]
+    /// Its place in the channel's history (1, 2, 3, …).
+    public var sequence: Int64
+    /// When it was sent.
+    public var createdAt: Date
+    /// When it last changed (edited, reacted to, deleted).
+    public var updatedAt: Date
+    /// When it was deleted; a deleted message keeps its place in the history.
+    public var deletedAt: Date?
+    /// Reactions, one per user and type, oldest first.
+    public var reactions: [ChatReaction]
+
+    /// Makes a message.
+    public init(id: String, channelId: ChannelId, senderId: String, text: String, extraData: [String: RawJSON] = [:],
+                sequence: Int64, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil, reactions: [ChatReaction] = []) {
+        self.id = id
+        self.channelId = channelId
+        self.senderId = senderId
+        self.text = text
+        self.extraData = extraData
+        self.sequence = sequence
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deletedAt = deletedAt
+        self.reactions = reactions
+    }
+
+    /// Whether the message was deleted.
+    public var isDeleted: Bool { deletedAt != nil }
+
+    /// How many reactions of each type the message has.
+    public var reactionCounts: [String: Int] {
+        reactions.reduce(into: [:]) { counts, reaction in counts[reaction.type, default: 0] += 1 }
+    }
+}
+
+/// An event on a channel's stream (`channel:ID`), or about a channel on a user's private
+/// stream; its `type` names which fields are set.
+///
+/// | type | on | fields |
+/// | --- | --- | --- |
+/// | `message.new`, `message.updated`, `message.deleted` | channel | message |
+/// | `reaction.new`, `reaction.deleted` | channel | message, reaction |
+/// | `member.joined`, `member.left`, `member.invited`, `invitation.declined` | channel | member |
+/// | `operators.added`, `operators.removed` | channel | userIds |
+/// | `channel.updated` | channel | channel |
+/// | `channel.deleted` | channel and members' user streams | channelId |
+/// | `channel.invited` (pending), `channel.added` (joined) | the user's stream | channel, member |
+public struct ChatEvent: Codable, Sendable, Hashable {
+    /// The event's type (the stream event's type).
+    public var type: String
+    /// The channel the event is about.
+    public var channelId: ChannelId
+    /// The channel, for channel-wide changes.
+    public var channel: ChatChannel?
+    /// The message, for message and reaction events.
+    public var message: ChatMessage?
+    /// The reaction, for reaction events.
+    public var reaction: ChatReaction?
+    /// The member, for membership events.
+    public var member: ChatChannelMember?
+    /// The users, for operator events.
+    public var userIds: [String]?
+    /// Who did it.
+    public var actorId: String?
+
+    /// Makes an event.
+    public init(type: String, channelId: ChannelId, channel: ChatChannel? = nil, message: ChatMessage? = nil,
+                reaction: ChatReaction? = nil, member: ChatChannelMember? = nil, userIds: [String]? = nil, actorId: String? = nil) {
+        self.type = type
+        self.channelId = channelId
+        self.channel = channel
+        self.message = message
+        self.reaction = reaction
+        self.member = member
+        self.userIds = userIds
+        self.actorId = actorId
+    }
+
+    /// Reads a chat event from a stream event; `nil` when it is not one.
+    public init?(_ event: StreamEvent) {
+        guard var decoded = try? event.data.decode(as: ChatEvent.self) else { return nil }
+        decoded.type = event.type
+        self = decoded
+    }
+}
+
+/// The chat event types.
+public enum ChatEventType {
+    /// A message was sent.
+    public static let messageNew = "message.new"
+    /// A message was edited.
+    public static let messageUpdated = "message.updated"
+    /// A message was deleted.
+    public static let messageDeleted = "message.deleted"
+    /// A reaction was added.
+    public static let reactionNew = "reaction.new"
+    /// A reaction was removed.
+    public static let reactionDeleted = "reaction.deleted"
+    /// A user joined (by joining, accepting, or an automatically accepted invitation).
+    public static let memberJoined = "member.joined"
+    /// A member left.
+    public static let memberLeft = "member.left"
+    /// A user was invited and has not accepted yet.
+    public static let memberInvited = "member.invited"
+    /// An invitee declined.
+    public static let invitationDeclined = "invitation.declined"
+    /// Members became operators.
+    public static let operatorsAdded = "operators.added"
+    /// Operators became plain members.
+    public static let operatorsRemoved = "operators.removed"
+    /// The channel's name, picture, visibility or extra data changed.
+    public static let channelUpdated = "channel.updated"
+    /// The channel was deleted.
+    public static let channelDeleted = "channel.deleted"
+    /// On a user's stream: the user was invited to a channel.
+    public static let channelInvited = "channel.invited"
+    /// On a user's stream: the user was added to a channel.
+    public static let channelAdded = "channel.added"
+}

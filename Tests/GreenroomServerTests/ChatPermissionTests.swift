@@ -1,0 +1,148 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Testing
+
+@Suite("Chat: the server enforces every rule")
+struct ChatPermissionTests {
+    @Test("the permission matrix: each refusal has its code and changes nothing")
+    func permissionMatrix() async throws {
+        try await withServer { server in
+            let users = try await server.clients(["alice", "bob", "mallory", "olivia"])
+            let alice = users["alice"]!, bob = users["bob"]!, mallory = users["mallory"]!, olivia = users["olivia"]!
+            let channel = try await alice.createChannel(id: "secret", name: "Secret", members: ["bob"], isPublic: false)
+            #expect(channel.membership?.isOperator == true)
+            #expect(channel.memberCount == 2)
+            let aliceChannel = alice.channelController(for: "secret")
+            let bobChannel = bob.channelController(for: "secret")
+            let malloryChannel = mallory.channelController(for: "secret")
+            let first = try await aliceChannel.sendMessage(text: "hello")
+
+            // A non-member reads (history, the stream, the channel itself) or sends.
+            #expect(await refusal { _ = try await malloryChannel.loadPreviousMessages() } == .notChannelMember)
+            #expect(await refusal { _ = try await mallory.subscribe(to: "channel:secret") } == .notChannelMember)
+            #expect(await refusal { _ = try await mallory.channel("secret") } == .notChannelMember)
+            #expect(await refusal { try await malloryChannel.sendMessage(text: "let me in") } == .notChannelMember)
+            #expect(await refusal { _ = try await malloryChannel.loadMembers() } == .notChannelMember)
+            // A non-member invites to a private channel; joins it uninvited.
+            #expect(await refusal { try await malloryChannel.inviteUserIds(["mallory", "olivia"]) } == .notChannelMember)
+            #expect(await refusal { try await malloryChannel.join() } == .invitationRequired)
+            // A member (not an operator) adds or removes an operator, updates or deletes the channel.
+            #expect(await refusal { try await bobChannel.addOperators(userIds: ["bob"]) } == .operatorRequired)
+            #expect(await refusal { try await bobChannel.removeOperators(userIds: ["alice"]) } == .operatorRequired)
+            #expect(await refusal { try await bobChannel.partialChannelUpdate(name: "Mine") } == .operatorRequired)
+            #expect(await refusal { try await bobChannel.deleteChannel() } == .operatorRequired)
+            // A member edits or deletes another's message; reacts to one that does not exist.
+            #expect(await refusal { try await bobChannel.deleteMessage(messageId: first.id) } == .notMessageSender)
+            #expect(await refusal { try await bobChannel.editMessage(messageId: first.id, text: "mine now") } == .notMessageSender)
+            #expect(await refusal { try await bobChannel.addReaction("like", messageId: "nope") } == .messageNotFound)
+            // An operator cannot make a non-member an operator; nobody accepts an invitation they do not have.
+            #expect(await refusal { try await aliceChannel.addOperators(userIds: ["olivia"]) } == .notChannelMember)
+            #expect(await refusal { try await olivia.channelController(for: "secret").acceptInvitation() } == .invitationNotFound)
+            // Unknown channel, unknown invitee.
+            #expect(await refusal { _ = try await alice.channel("nowhere") } == .notFound)
+            #expect(await refusal { try await aliceChannel.inviteUserIds(["ghost"]) } == .notFound)
+
+            // Nothing changed.
+            let history = try await alice.channelController(for: "secret").loadPreviousMessages(limit: 100)
+            #expect(history.items.map(\.text) == ["hello"])
+            let members = try await aliceChannel.loadMembers()
+            #expect(members.items.map(\.userId) == ["alice", "bob"])
+            #expect(try await aliceChannel.loadMembers(filter: .operators).items.map(\.userId) == ["alice"])
+            #expect(try await alice.channel("secret").name == "Secret")
+
+            // What operators may do: delete any message, add and remove operators.
+            try await aliceChannel.inviteUserIds(["olivia"])
+            let bobs = try await bobChannel.sendMessage(text: "from bob")
+            let deleted = try await aliceChannel.deleteMessage(messageId: bobs.id)
+            #expect(deleted.isDeleted && deleted.text.isEmpty)
+            try await aliceChannel.addOperators(userIds: ["bob"])
+            #expect(try await aliceChannel.loadMembers(filter: .operators).items.map(\.userId) == ["alice", "bob"])
+            #expect(try await aliceChannel.loadMembers(filter: .nonOperators).items.map(\.userId) == ["olivia"])
+            try await bobChannel.removeOperators(userIds: ["alice"])
+            #expect(await refusal { try await aliceChannel.deleteChannel() } == .operatorRequired)
+            try await bobChannel.deleteChannel()
+            #expect(await refusal { _ = try await alice.channel("secret") } == .notFound)
+            #expect(try await alice.channels().items.isEmpty)
+        }
+    }
+
+    @Test("the member limit: the 101st member is refused, by invitation and by joining")
+    func memberLimit() async throws {
+        try await withServer { server in
+            let others = (1...99).map { "u\($0)" }
+            try await server.createUsers(others + ["late", "later"])
+            let owner = try await server.client("owner")
+            let channel = try await owner.createChannel(id: "full", members: others, isPublic: true)
+            #expect(channel.memberCount == 100)
+            let controller = owner.channelController(for: "full")
+            #expect(await refusal { try await controller.inviteUserIds(["late"]) } == .channelMemberLimitReached)
+            let late = try await server.client("late")
+            #expect(await refusal { try await late.channelController(for: "full").join() } == .channelMemberLimitReached)
+            #expect(try await owner.channel("full").memberCount == 100)
+            // One leaves, one more fits; the next does not.
+            let leaver = try await server.client("u1")
+            try await leaver.channelController(for: "full").leave()
+            try await late.channelController(for: "full").join()
+            let later = try await server.client("later")
+            #expect(await refusal { try await later.channelController(for: "full").join() } == .channelMemberLimitReached)
+            var all: [String] = []
+            var cursor: String?
+            repeat {
+                let page = try await controller.loadMembers(limit: 30, cursor: cursor)
+                all += page.items.map(\.userId)
+                cursor = page.next
+            } while cursor != nil
+            #expect(all.count == 100 && Set(all).count == 100 && all.contains("late") && !all.contains("u1"))
+            #expect(all == all.sorted())
+        }
+        try await withServer({ $0.channelMemberLimit = 3 }) { server in
+            try await server.createUsers(["b", "c", "d"])
+            let owner = try await server.client("a")
+            #expect(await refusal { _ = try await owner.createChannel(members: ["b", "c", "d"]) } == .channelMemberLimitReached)
+            let channel = try await owner.createChannel(members: ["b", "c"])
+            #expect(await refusal { try await owner.channelController(for: channel.id).inviteUserIds(["d"]) } == .channelMemberLimitReached)
+        }
+    }
+
+    @Test("extra data: the 5 KB limit and reserved keys on users, channels and messages; partial updates set and unset")
+    func extraDataRules() async throws {
+        try await withServer { server in
+            let users = try await server.clients(["alice", "bob"])
+            let alice = users["alice"]!
+            let big: [String: RawJSON] = ["blob": .string(String(repeating: "x", count: 5 * 1024))]
+            #expect(await refusal { try await alice.currentUserController().updateUserData(userExtraData: big) } == .payloadTooLarge)
+            #expect(await refusal { try await alice.currentUserController().updateUserData(userExtraData: ["name": "x"]) } == .reservedKey)
+            #expect(await refusal { _ = try await alice.createChannel(extraData: big) } == .payloadTooLarge)
+            #expect(await refusal { _ = try await alice.createChannel(extraData: ["created_at": 1]) } == .reservedKey)
+
+            _ = try await alice.createChannel(id: "room", name: "Room", members: ["bob"], extraData: ["topic": "cats", "color": "red"])
+            let room = alice.channelController(for: "room")
+            #expect(await refusal { try await room.sendMessage(text: "hi", extraData: big) } == .payloadTooLarge)
+            #expect(await refusal { try await room.sendMessage(text: "hi", extraData: ["text": "x"]) } == .reservedKey)
+            #expect(await refusal { try await room.sendMessage(text: String(repeating: "a", count: 10_001)) } == .payloadTooLarge)
+            #expect(await refusal { try await room.sendMessage(text: "  ") } == .invalidParameterValue)
+            #expect(await refusal { try await room.partialChannelUpdate(extraData: big) } == .payloadTooLarge)
+            #expect(await refusal { try await room.partialChannelUpdate(extraData: ["id": "x"]) } == .reservedKey)
+            let fits = try await room.sendMessage(text: String(repeating: "a", count: 10_000))
+            #expect(fits.text.count == 10_000)
+
+            let updated = try await room.partialChannelUpdate(extraData: ["topic": "dogs", "size": 3], unsetProperties: ["color"])
+            #expect(updated.extraData == ["topic": "dogs", "size": 3])
+            #expect(updated.name == "Room")
+            let replaced = try await room.updateChannel(name: "Den", extraData: ["only": true])
+            #expect(replaced.extraData == ["only": true] && replaced.name == "Den")
+
+            let message = try await room.sendMessage(text: "v1", extraData: ["a": 1, "b": 2])
+            let partial = try await room.partialUpdateMessage(messageId: message.id, text: "v2", extraData: ["c": 3], unsetProperties: ["a"])
+            #expect(partial.text == "v2" && partial.extraData == ["b": 2, "c": 3])
+            #expect(await refusal { try await room.partialUpdateMessage(messageId: message.id, extraData: ["c": 4], unsetProperties: ["c"]) } == .invalidParameterValue)
+            #expect(await refusal { try await room.partialUpdateMessage(messageId: message.id, extraData: big) } == .payloadTooLarge)
+            let edited = try await room.editMessage(messageId: message.id, text: "v3")
+            #expect(edited.text == "v3" && edited.extraData.isEmpty)
+            let bobView = users["bob"]!.channelController(for: "room")
+            let read = try await bobView.loadPreviousMessages(limit: 10).items.last
+            #expect(read?.text == "v3" && read?.extraData.isEmpty == true)
+        }
+    }
+}
