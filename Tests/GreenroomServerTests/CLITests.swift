@@ -88,4 +88,26 @@ struct CLITests {
             #expect(denied.status == 1 && denied.stderr.contains("permissionDenied"))
         }
     }
+
+    @Test("call creates a channel and sends a message; listen shows it")
+    func chatFromTheCommandLine() async throws {
+        try await withServer { server in
+            let common = ["--data-dir", server.dataDirectory, "--server", server.url.absoluteString]
+            let created = try await CLI.run(["call", "channel.create", #"{"id":"cli","name":"From the shell"}"#, "--user", "alice"] + common)
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(try RawJSON(json: created.stdout)["name"]?.stringValue == "From the shell")
+            let sent = try await CLI.run(["call", "message.send", #"{"channelId":"cli","text":"hello from the CLI","extraData":{"mood":"fine"}}"#, "--user", "alice"] + common)
+            #expect(sent.status == 0, "\(sent.stderr)")
+            let messageId = try RawJSON(json: sent.stdout)["id"]?.stringValue
+            let listen = try await CLI.run(["listen", "channel:cli", "--since", "0", "--count", "1", "--user", "alice"] + common)
+            #expect(listen.status == 0, "\(listen.stderr)")
+            let event = try RawJSON(json: listen.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            #expect(event["type"]?.stringValue == "message.new")
+            #expect(event["data"]?["message"]?["text"]?.stringValue == "hello from the CLI")
+            #expect(event["data"]?["message"]?["id"]?.stringValue == messageId)
+            // Someone who is not a member is refused, with the code.
+            let stranger = try await CLI.run(["listen", "channel:cli", "--count", "1", "--user", "eve"] + common)
+            #expect(stranger.status == 1 && stranger.stderr.contains("notChannelMember"), "\(stranger.stderr)")
+        }
+    }
 }

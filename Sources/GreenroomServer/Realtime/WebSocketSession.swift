@@ -32,7 +32,10 @@ extension ServerCore {
     func addConnectRoute(_ router: Router<GreenroomRequestContext>) {
         router.ws("/v1/connect") { request, context in
             do {
-                _ = try await self.authenticate(request)
+                let identity = try await self.authenticate(request)
+                // The user exists before the client learns it is connected, so that others
+                // may invite it at once.
+                _ = try await self.users.ensure(id: identity.userId)
             } catch let error as GreenroomError {
                 if request.headers[.upgrade]?.lowercased() == "websocket" {
                     self.upgradeRefusals.record(error, for: context.channel)
@@ -47,7 +50,6 @@ extension ServerCore {
 
     func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, context: WebSocketRouterContext<GreenroomRequestContext>) async throws {
         let identity = try await authenticate(context.request)
-        _ = try await users.ensure(id: identity.userId)
         let connection = ClientConnection(
             id: connections.nextId(), identity: identity, channel: context.requestContext.channel,
             limit: configuration.outboundQueueLimit, metrics: metrics)

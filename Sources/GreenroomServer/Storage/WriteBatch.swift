@@ -134,6 +134,7 @@ extension GreenroomStorage {
     }
 
     /// Runs `body` in a transaction of its own and returns its result.
+    @discardableResult
     public func transact<T: Sendable>(retentionCount: UInt64, _ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
         let result = StepResult<T>()
         let outcomes = try await write([WriteStep { transaction in result.set(try await body(transaction)) }], retentionCount: retentionCount)
