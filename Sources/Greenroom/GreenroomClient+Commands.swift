@@ -93,6 +93,11 @@ extension GreenroomClient {
         return try raw.decode(as: SubscribeResult.self)
     }
 
+    /// Whether the client follows `stream` (and will resume it after a reconnect).
+    func hasSubscription(_ stream: String) -> Bool {
+        state.withLock { $0.subscriptions[stream] != nil }
+    }
+
     /// Forgets a subscription the server ended (the reader lost the right to read it)
     /// without asking the server.
     func forgetSubscription(_ stream: String) {

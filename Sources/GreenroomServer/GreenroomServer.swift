@@ -119,6 +119,7 @@ public final class GreenroomServer: Sendable {
                 .init(service: core.events),
                 .init(service: RetentionService(core: core)),
                 .init(service: PresenceService(core: core)),
+                .init(service: LiveEventCountService(core: core)),
                 .init(service: app),
                 .init(service: ConnectionDrainService(core: core)),
             ],

@@ -18,15 +18,19 @@ final class ServerCore: Sendable {
     let logger: Logger
     let users: UserService
     let chat: ChatService
+    let roster: Roster
+    let liveEvents: LiveEventService
     let connections = ConnectionRegistry()
     let upgradeRefusals = UpgradeRefusals()
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
     let draining = Atomic<Bool>(false)
     let commands: CommandRouter
     /// This node's id, unique among the nodes sharing a database.
-    let nodeId = Secrets.randomHex(bytes: 6)
+    let nodeId: String
 
     init(configuration: ServerConfiguration, storage: any GreenroomStorage, tokens: TokenService, secrets: Secrets, logger: Logger) {
+        let nodeId = Secrets.randomHex(bytes: 6)
+        self.nodeId = nodeId
         self.configuration = configuration
         self.storage = storage
         self.tokens = tokens
@@ -48,11 +52,15 @@ final class ServerCore: Sendable {
         self.events = events
         self.users = UserService(storage: storage, events: events)
         self.chat = ChatService(storage: storage, events: events, memberLimit: configuration.channelMemberLimit)
+        let roster = Roster(storage: storage, nodeId: nodeId, ttl: configuration.presenceTTL)
+        self.roster = roster
+        self.liveEvents = LiveEventService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace)
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerUserOperations()
         router.registerPresenceOperations()
         router.registerChatOperations()
+        router.registerLiveEventOperations()
         self.commands = router
     }
 

@@ -22,6 +22,8 @@ final class ClientConnection: Sendable {
         var queue = Deque<ByteBuffer>()
         var subscriptions: [String: Subscription] = [:]
         var presence: Set<String> = []
+        /// Roster entries this connection holds: stream → keys.
+        var roster: [String: Set<String>] = [:]
         var waiter: CheckedContinuation<Void, Never>?
         var closeRequest: (code: WebSocketErrorCode, reason: String)?
         var finished = false
@@ -148,6 +150,20 @@ final class ClientConnection: Sendable {
     func removePresence(_ stream: String) -> Bool { state.withLock { $0.presence.remove(stream) != nil } }
     /// The streams this connection is present on.
     var presenceStreams: [String] { state.withLock { Array($0.presence) } }
+
+    /// Notes a roster entry this connection holds.
+    func addRoster(stream: String, key: String) { state.withLock { _ = $0.roster[stream, default: []].insert(key) } }
+    /// Forgets a roster entry.
+    func removeRoster(stream: String, key: String) {
+        state.withLock { state in
+            state.roster[stream]?.remove(key)
+            if state.roster[stream]?.isEmpty == true { state.roster[stream] = nil }
+        }
+    }
+    /// The roster entries this connection holds.
+    var rosterEntries: [(stream: String, key: String)] {
+        state.withLock { state in state.roster.flatMap { stream, keys in keys.map { (stream, $0) } } }
+    }
 
     // MARK: Closing and writing
 

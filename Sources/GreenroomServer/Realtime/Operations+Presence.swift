@@ -22,7 +22,7 @@ extension CommandRouter {
 }
 
 extension ServerCore {
-    func clientId(_ connection: ClientConnection) -> String { "\(nodeId)-\(connection.id)" }
+    func clientId(_ connection: ClientConnection) -> String { roster.clientId(connection) }
 
     func joinPresence(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
         guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }

@@ -93,11 +93,13 @@ extension ServerCore {
             guard identity.has(stream) else {
                 throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
             }
+        case "live":
+            try await liveEvents.authorizeRead(identity.userId, eventId: id)
         case "channel":
             _ = try await ChatService.channel(storage, ChannelId(id))
             try await ChatService.requireJoined(storage, ChannelId(id), identity.userId)
         default:
-            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME or channel:ID")
+            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME, channel:ID or live:ID")
         }
     }
 }

@@ -90,6 +90,7 @@ extension ServerCore {
             return readError
         }
         await leaveAllPresence(connection, reason: "disconnected")
+        await closeRoster(connection)
         if let readError { throw readError }
     }
 }

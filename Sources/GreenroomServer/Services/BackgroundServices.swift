@@ -71,12 +71,31 @@ struct PresenceService: Service {
                 do {
                     try await core.storage.renewPresence(node: core.nodeId, until: Date().addingTimeInterval(ttl))
                     for entry in try await core.storage.takeExpiredPresence(before: Date()) {
-                        try await core.announceLeft(entry, reason: "expired")
+                        try await core.presenceExpired(entry)
                     }
                 } catch {
                     core.logger.error("presence sweep failed: \(error)")
                 }
                 try? await Task.sleep(for: .seconds(period))
+            }
+        }
+    }
+}
+
+/// Announces the live events' changed counts, at most once a second per event.
+struct LiveEventCountService: Service {
+    let core: ServerCore
+    static let period: Duration = .seconds(1)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.period)
+                do {
+                    try await core.liveEvents.flush()
+                } catch {
+                    core.logger.error("announcing live event counts failed: \(error)")
+                }
             }
         }
     }

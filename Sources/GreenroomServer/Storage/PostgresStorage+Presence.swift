@@ -24,6 +24,13 @@ extension PostgresStorage {
         return try rows.first?.decode(Bool.self) ?? false
     }
 
+    /// One client's presence on a stream.
+    public func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+        let rows = try await fetch(
+            "SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence WHERE stream = \(stream) AND client_id = \(clientId)")
+        return try rows.first.map(Self.decodePresence)
+    }
+
     /// Removes a client's presence on a stream.
     public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
         let rows = try await fetch(

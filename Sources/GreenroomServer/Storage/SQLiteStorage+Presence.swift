@@ -36,6 +36,13 @@ extension SQLiteStorage {
         }
     }
 
+    /// One client's presence on a stream.
+    public func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+        let rows = try await reader.query(
+            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
+        return try rows.first.map(Self.decodePresence)
+    }
+
     /// Everyone present on a stream.
     public func presence(stream: String) async throws -> [PresenceEntry] {
         let rows = try await reader.query(

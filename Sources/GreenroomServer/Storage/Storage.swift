@@ -87,6 +87,8 @@ public protocol GreenroomStorage: RecordReading {
     func putPresence(_ entry: PresenceEntry) async throws -> Bool
     /// Removes a client's presence on a stream; returns the removed entry.
     func removePresence(stream: String, clientId: String) async throws -> PresenceEntry?
+    /// One client's presence on a stream, if any.
+    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry?
     /// Everyone present on a stream, by join time.
     func presence(stream: String) async throws -> [PresenceEntry]
     /// Extends every entry held by `node` to `until`.

@@ -1,0 +1,148 @@
+import Foundation
+
+extension LiveEvent {
+    /// Takes in what entering returned and follows the event's stream from the position
+    /// that state includes; after a reconnect, resumes following where it left off.
+    func adoptEntry(_ entry: LiveEventEntry, as role: Role) async throws {
+        adopt(entry.liveEvent, countsIncluded: true)
+        let (following, position) = store.withLock { state -> (Bool, StreamPosition?) in
+            state.role = role
+            return (state.subscription != nil && client.hasSubscription(entry.liveEvent.stream), state.position)
+        }
+        if !following {
+            let subscription = try await client.subscribe(to: entry.liveEvent.stream, since: position ?? entry.position)
+            follow(subscription)
+        }
+        startWatchingConnection()
+    }
+
+    /// Stops following after an exit.
+    func leave() async {
+        let (subscription, pump) = store.withLock { state in
+            defer {
+                state.role = nil
+                state.subscription = nil
+                state.pump = nil
+            }
+            return (state.subscription, state.pump)
+        }
+        pump?.cancel()
+        try? await subscription?.unsubscribe()
+    }
+
+    private func follow(_ subscription: StreamSubscription) {
+        let pump = Task { [weak self] in
+            for await event in subscription.events {
+                guard let self else { return }
+                self.store.withLock { $0.position = event.position }
+                if let live = try? event.data.decode(as: LiveEventEvent.self) {
+                    await self.apply(live, type: event.type)
+                }
+            }
+        }
+        store.withLock { state in
+            state.pump?.cancel()
+            state.subscription = subscription
+            state.pump = pump
+        }
+    }
+
+    /// After a reconnect, enters again (a host within the grace period is connected
+    /// again, not entered twice) and tells the delegates.
+    private func startWatchingConnection() {
+        let started = store.withLock { state -> Bool in
+            guard state.watcher == nil else { return false }
+            return true
+        }
+        guard started else { return }
+        let states = client.connectionStates
+        let watcher = Task { [weak self] in
+            var dropped = false
+            for await connection in states {
+                guard let self, self.isEntered else {
+                    if self == nil { return }
+                    continue
+                }
+                switch connection {
+                case .reconnecting where !dropped:
+                    dropped = true
+                    await self.notify { $0.didDisconnect(self, error: nil) }
+                case .connected where dropped:
+                    dropped = false
+                    await self.reenter()
+                default:
+                    break
+                }
+            }
+        }
+        store.withLock { $0.watcher = watcher }
+    }
+
+    private func reenter() async {
+        guard let role = store.withLock({ $0.role }) else { return }
+        do {
+            switch role {
+            case .participant: try await enter()
+            case .host(let options): try await enterAsHost(options: options)
+            }
+            await notify { $0.didReconnect(self) }
+        } catch {
+            await leave()
+            await notify { $0.didExit(self, error: error) }
+        }
+    }
+
+    /// Updates the event from one of its events, then tells the delegates.
+    func apply(_ event: LiveEventEvent, type: String) async {
+        if let live = event.liveEvent { adopt(live, countsIncluded: false) }
+        store.withLock { state in
+            if let info = event.participantCountInfo {
+                state.data.participantCount = info.participantCount
+                state.data.peakParticipantCount = info.peakParticipantCount
+                state.data.cumulativeParticipantCount = info.cumulativeParticipantCount
+            }
+            if let items = event.customItems { state.data.customItems = items }
+            if event.liveEvent == nil, let host = event.host, let index = state.data.hosts.firstIndex(where: { $0.userId == host.userId }) {
+                state.data.hosts[index] = host
+            }
+            if let counts = event.reactionCounts { state.data.reactionCounts.merge(counts) { _, new in new } }
+        }
+        switch type {
+        case LiveEventEventType.ready: await notify { $0.didLiveEventReady(self) }
+        case LiveEventEventType.started: await notify { $0.didLiveEventStart(self) }
+        case LiveEventEventType.ended:
+            await leave()
+            await notify { $0.didLiveEventEnd(self) }
+        case LiveEventEventType.infoUpdated: await notify { $0.didLiveEventInfoUpdate(self) }
+        case LiveEventEventType.participantCountChanged:
+            if let info = event.participantCountInfo { await notify { $0.didParticipantCountChange(self, participantCountInfo: info) } }
+        case LiveEventEventType.customItemsUpdated:
+            let items = event.customItems ?? [:], keys = event.keys ?? []
+            await notify { $0.didUpdateCustomItems(self, customItems: items, updatedKeys: keys) }
+        case LiveEventEventType.customItemsDeleted:
+            let items = event.customItems ?? [:], keys = event.keys ?? []
+            await notify { $0.didDeleteCustomItems(self, customItems: items, deletedKeys: keys) }
+        case LiveEventEventType.reactionCountsUpdated:
+            for (key, value) in (event.reactionCounts ?? [:]).sorted(by: { $0.key < $1.key }) {
+                await notify { $0.didReactionCountUpdate(self, key: key, value: value) }
+            }
+        default:
+            guard let host = event.host else { return }
+            await notifyHost(type, host)
+        }
+    }
+
+    private func notifyHost(_ type: String, _ host: LiveEventHost) async {
+        switch type {
+        case LiveEventEventType.hostEntered: await notify { $0.didHostEnter(self, host: host) }
+        case LiveEventEventType.hostExited: await notify { $0.didHostExit(self, host: host) }
+        case LiveEventEventType.hostConnected: await notify { $0.didHostConnect(self, host: host) }
+        case LiveEventEventType.hostDisconnected: await notify { $0.didHostDisconnect(self, host: host) }
+        case LiveEventEventType.hostMutedAudio: await notify { $0.didHostMuteAudioInput(self, host: host) }
+        case LiveEventEventType.hostUnmutedAudio: await notify { $0.didHostUnmuteAudioInput(self, host: host) }
+        case LiveEventEventType.hostStartedVideo: await notify { $0.didHostStartVideo(self, host: host) }
+        case LiveEventEventType.hostStoppedVideo: await notify { $0.didHostStopVideo(self, host: host) }
+        default: break
+        }
+    }
+}

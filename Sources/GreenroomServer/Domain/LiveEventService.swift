@@ -1,0 +1,233 @@
+import Foundation
+import GreenroomProtocol
+import Synchronization
+
+/// A live event as stored, sorted by creation, tagged with its state.
+struct LiveEventRecord: StoredRecord {
+    static let recordKind = "live-event"
+    var event: LiveEventData
+    /// The reaction counts last announced, to announce only what changed.
+    var announcedReactionCounts: [String: Int] = [:]
+    /// The counts last announced.
+    var announcedCounts: ParticipantCountInfo?
+
+    var recordId: String { event.liveEventId }
+    var recordSort: Int64 { ChannelRecord.millis(event.createdAt) }
+    var recordTag: String { event.state.rawValue }
+}
+
+/// Indexes a creator's live events (for the `createdBy` filter).
+struct LiveEventByCreatorRecord: StoredRecord {
+    static let recordKind = "live-event-by"
+    var createdBy: String
+    var liveEventId: String
+
+    var recordScope: String { createdBy }
+    var recordId: String { liveEventId }
+}
+
+/// A user who entered a live event at least once (for the cumulative count).
+struct LiveEventVisitorRecord: StoredRecord {
+    static let recordKind = "live-event-visitor"
+    var liveEventId: String
+    var userId: String
+
+    var recordScope: String { liveEventId }
+    var recordId: String { userId }
+}
+
+/// The rules of live events: the state machine, who may do what, hosts and participants
+/// (kept in the roster, across nodes), custom items and reactions; counts are exact in
+/// storage and announced at most once a second.
+struct LiveEventService: Sendable {
+    let storage: any GreenroomStorage
+    let events: EventLog
+    let roster: Roster
+    let hub: EventHub
+    /// How long a host whose connection dropped stays (disconnected) before it has exited.
+    let grace: TimeInterval
+    /// Live events whose counts or reactions changed on this node since the last announcement.
+    let pending = PendingSet()
+
+    static let participantRole = "participant"
+    static let hostRole = "host"
+    static func participantKey(_ userId: String) -> String { "participant:\(userId)" }
+    static func hostKey(_ userId: String) -> String { "host:\(userId)" }
+
+    // MARK: Reading
+
+    static func load(_ reader: any RecordReading, _ id: String) async throws -> LiveEventRecord {
+        guard let record = try await reader.load(LiveEventRecord.self, id: id) else {
+            throw GreenroomError(.liveEventIdNotFound, "no live event with id \(id)")
+        }
+        return record
+    }
+
+    /// The event with its participant count read from the roster (exact at this moment).
+    func current(_ id: String) async throws -> LiveEventData {
+        var event = try await Self.load(storage, id).event
+        event.participantCount = try await roster.entries(event.stream, role: Self.participantRole).count
+        return event
+    }
+
+    func get(_ id: String) async throws -> LiveEventData {
+        try await current(id)
+    }
+
+    /// Live events, newest first, filtered by state, creator and ids.
+    func list(_ args: LiveEventListArgs) async throws -> Page<LiveEventData> {
+        let limit = try ChatService.pageLimit(args.limit)
+        var query = RecordQuery(kind: LiveEventRecord.recordKind, limit: limit + 1)
+        query.descending = true
+        query.tags = args.states?.map(\.rawValue)
+        query.ids = args.ids
+        if let creator = args.createdBy { query.via = (LiveEventByCreatorRecord.recordKind, creator, nil) }
+        query.after = try args.cursor.map(RecordCursor.decode)
+        let records = try await storage.list(LiveEventRecord.self, query)
+        let page = Array(records.prefix(limit))
+        var items: [LiveEventData] = []
+        for record in page {
+            var event = record.event
+            event.participantCount = try await roster.entries(event.stream, role: Self.participantRole).count
+            items.append(event)
+        }
+        let next = records.count > limit ? page.last.map { RecordCursor(sort: $0.recordSort, id: $0.recordId).encoded } : nil
+        return Page(items: items, next: next)
+    }
+
+    /// Who may read a live event's stream: its hosts (entered or not), its creator, and
+    /// whoever is inside.
+    func authorizeRead(_ userId: String, eventId: String) async throws {
+        let event = try await Self.load(storage, eventId).event
+        if event.userIdsForHost.contains(userId) || event.createdBy == userId { return }
+        if try await storage.presenceEntry(stream: event.stream, clientId: Self.participantKey(userId)) != nil { return }
+        throw GreenroomError(.actionNotAllowedForParticipant, "enter live event \(eventId) before following it")
+    }
+
+    // MARK: Creating and changing
+
+    func create(_ args: LiveEventCreateArgs, by creator: String) async throws -> LiveEventData {
+        let hosts = Array(Set(args.userIdsForHost ?? [creator])).sorted()
+        guard !hosts.isEmpty, hosts.count <= 100, hosts.allSatisfy(Limits.isValidId) else {
+            throw GreenroomError(.invalidParameterValue, "userIdsForHost must hold 1–100 valid user ids")
+        }
+        let keys = args.reactionKeys ?? []
+        guard keys.count <= 20, Set(keys).count == keys.count, keys.allSatisfy({ (1...64).contains($0.count) }) else {
+            throw GreenroomError(.invalidParameterValue, "reactionKeys must be at most 20 distinct keys of 1–64 characters")
+        }
+        let items = args.customItems ?? [:]
+        try Self.checkItems(items)
+        let now = Date.wireNow
+        var event = LiveEventData(
+            liveEventId: "le" + Secrets.randomHex(bytes: 8), type: args.type ?? .video, title: args.title, coverURL: args.coverURL,
+            state: .created, userIdsForHost: hosts, createdBy: creator, createdAt: now, reactionKeys: keys,
+            reactionCounts: Dictionary(uniqueKeysWithValues: keys.map { ($0, 0) }), customItems: items)
+        try Self.checkInfo(&event)
+        let created = event
+        return try await events.transact { transaction in
+            try await transaction.save(LiveEventRecord(event: created, announcedReactionCounts: created.reactionCounts))
+            try await transaction.save(LiveEventByCreatorRecord(createdBy: creator, liveEventId: created.liveEventId))
+            return created
+        }
+    }
+
+    /// Changes a live event in a transaction, as a host (a user in `userIdsForHost`): `body`
+    /// checks the state, changes the event and names the event to announce.
+    func change(_ id: String, by userId: String, _ body: @escaping @Sendable (inout LiveEventData) throws -> String?) async throws -> LiveEventData {
+        let changed = try await events.transact { transaction in
+            var record = try await Self.load(transaction, id)
+            guard record.event.userIdsForHost.contains(userId) else {
+                throw GreenroomError(.actionNotAllowedForParticipant, "only the event's hosts may do this")
+            }
+            guard let type = try body(&record.event) else { return record.event }
+            try await transaction.save(record)
+            _ = try await transaction.append([try Self.event(type, record.event, LiveEventEvent(type: type, liveEvent: record.event, actorId: userId))])
+            return record.event
+        }
+        if changed.state == .ended { try await removeEveryone(changed) }
+        return try await current(changed.liveEventId)
+    }
+
+    func updateInfo(_ args: LiveEventInfoArgs, by userId: String) async throws -> LiveEventData {
+        try await change(args.liveEventId, by: userId) { event in
+            guard event.state != .ended else { throw Self.wrongState(event, "update an ended event") }
+            if let title = args.title { event.title = title }
+            if let url = args.coverURL { event.coverURL = url }
+            try Self.checkInfo(&event)
+            return LiveEventEventType.infoUpdated
+        }
+    }
+
+    func setReady(_ id: String, by userId: String) async throws -> LiveEventData {
+        try await change(id, by: userId) { event in
+            guard event.state == .created else { throw Self.wrongState(event, "set ready") }
+            event.state = .ready
+            event.setReadyAt = Date.wireNow
+            return LiveEventEventType.ready
+        }
+    }
+
+    func start(_ id: String, by userId: String) async throws -> LiveEventData {
+        try await change(id, by: userId) { event in
+            guard event.state == .ready else { throw Self.wrongState(event, "start") }
+            event.state = .ongoing
+            event.startedAt = Date.wireNow
+            return LiveEventEventType.started
+        }
+    }
+
+    /// Ends the event (from `ready` or `ongoing`) and forces everyone out.
+    func end(_ id: String, by userId: String) async throws -> LiveEventData {
+        try await change(id, by: userId) { event in
+            guard event.state == .ready || event.state == .ongoing else { throw Self.wrongState(event, "end") }
+            event.state = .ended
+            event.endedAt = Date.wireNow
+            event.endedBy = userId
+            event.hosts = []
+            return LiveEventEventType.ended
+        }
+    }
+
+    /// After the end: every host and participant is out of the roster; counts are final.
+    private func removeEveryone(_ event: LiveEventData) async throws {
+        for entry in try await storage.presence(stream: event.stream) {
+            _ = try await storage.removePresence(stream: event.stream, clientId: entry.clientId)
+        }
+        markPending(event.liveEventId)
+    }
+
+    // MARK: Helpers
+
+    static func event(_ type: String, _ live: LiveEventData, _ event: LiveEventEvent) throws -> EventAppend {
+        var event = event
+        event.type = type
+        return EventAppend(stream: live.stream, type: type, data: try RawJSON(encoding: event))
+    }
+
+    static func wrongState(_ event: LiveEventData, _ action: String) -> GreenroomError {
+        GreenroomError(.actionNotAllowedInCurrentState, "cannot \(action) while the live event is \(event.state.rawValue)")
+    }
+
+    static func checkInfo(_ event: inout LiveEventData) throws {
+        if let title = event.title, title.count > Limits.maxNicknameLength {
+            throw GreenroomError(.invalidParameterValue, "title must be at most \(Limits.maxNicknameLength) characters")
+        }
+        if let url = event.coverURL, url.count > 2048 || URL(string: url) == nil {
+            throw GreenroomError(.invalidParameterValue, "coverURL is not a valid URL")
+        }
+    }
+
+    func markPending(_ id: String) {
+        pending.insert(id)
+    }
+}
+
+/// Ids waiting to be handled, shared by the copies of a service.
+final class PendingSet: Sendable {
+    private let ids = Mutex<Set<String>>([])
+
+    func insert(_ id: String) { _ = ids.withLock { $0.insert(id) } }
+
+    /// Takes every id out.
+    func take() -> Set<String> { ids.withLock { ids in defer { ids = [] }; return ids } }
+}
