@@ -28,9 +28,19 @@ extension ChatChannelController {
     /// ```swift
     /// channelController.createNewMessage(text: "A new message", extraData: ["flight": bookingFlight.toExtraData()])
     /// ```
+    ///
+    /// Messages sent this way go out one at a time, in the order of the calls.
     public func createNewMessage(text: String, extraData: [String: RawJSON] = [:], completion: ChatCompletion<ChatMessage>? = nil) {
         let key = UUID().uuidString
-        complete(completion) { try await self.sendMessage(text: text, extraData: extraData, idempotencyKey: key) }
+        enqueueSend {
+            let result: Result<ChatMessage, any Error>
+            do {
+                result = .success(try await self.sendMessage(text: text, extraData: extraData, idempotencyKey: key))
+            } catch {
+                result = .failure(error)
+            }
+            await MainActor.run { completion?(result) }
+        }
     }
 
     /// Replaces a message's text and extra data (the sender only).

@@ -42,6 +42,10 @@ public final class ChatChannelController: Sendable {
         var pump: Task<Void, Never>?
         var observers: [UUID: AsyncStream<ChatEvent>.Continuation] = [:]
         weak var delegate: (any ChatChannelControllerDelegate)?
+        /// Sends queued by ``createNewMessage(text:extraData:completion:)``, run one at a
+        /// time in call order.
+        var sends: AsyncStream<@Sendable () async -> Void>.Continuation?
+        var sender: Task<Void, Never>?
     }
 
     /// The channel this controller is for.
@@ -56,9 +60,25 @@ public final class ChatChannelController: Sendable {
     }
 
     deinit {
-        let (pump, observers) = state.withLock { ($0.pump, Array($0.observers.values)) }
+        let (pump, observers, sends) = state.withLock { ($0.pump, Array($0.observers.values), $0.sends) }
         pump?.cancel()
+        sends?.finish()
         for observer in observers { observer.finish() }
+    }
+
+    /// Queues a send behind the earlier ones, so that messages go out in the order the app
+    /// asked for them.
+    func enqueueSend(_ job: @escaping @Sendable () async -> Void) {
+        let queue = state.withLock { state -> AsyncStream<@Sendable () async -> Void>.Continuation in
+            if let sends = state.sends { return sends }
+            let (stream, continuation) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self, bufferingPolicy: .unbounded)
+            state.sends = continuation
+            state.sender = Task {
+                for await job in stream { await job() }
+            }
+            return continuation
+        }
+        queue.yield(job)
     }
 
     /// The channel as last loaded or changed by an event; `nil` before ``synchronize()``.

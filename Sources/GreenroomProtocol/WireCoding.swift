@@ -29,8 +29,16 @@ public enum WireCoding {
     }
 
     /// Formats a date as ISO 8601 in UTC with milliseconds, e.g. `2026-11-22T14:13:19.123Z`.
+    ///
+    /// The date is rounded to the nearest millisecond, so that formatting what
+    /// ``parseDate(_:)`` read gives back the same text.
     public static func formatDate(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        let seconds = (millis / 1000).rounded(.down)
+        let fraction = Int(millis - seconds * 1000)
+        let whole = Date(timeIntervalSince1970: seconds).formatted(Date.ISO8601FormatStyle())
+        let digits = String(fraction + 1000).dropFirst()
+        return whole.hasSuffix("Z") ? "\(whole.dropLast()).\(digits)Z" : "\(whole).\(digits)"
     }
 
     /// Parses an ISO 8601 date with or without fractional seconds.

@@ -170,6 +170,15 @@ struct WireTests {
         #expect(abs((decoded.event?.at.timeIntervalSince1970 ?? 0) - at.timeIntervalSince1970) < 0.001)
         #expect(WireCoding.parseDate("2026-11-22T14:13:19Z") != nil)
         #expect(WireCoding.parseDate("yesterday") == nil)
+        #expect(WireCoding.formatDate(Date(timeIntervalSince1970: 1_800_000_000.0996)) == "2027-01-15T08:00:00.100Z")
+        #expect(WireCoding.formatDate(Date(timeIntervalSince1970: 1_800_000_000)) == "2027-01-15T08:00:00.000Z")
+        // Formatting what was parsed gives the same text, for every millisecond.
+        for millis in 0..<1000 {
+            let text = "2026-11-22T14:13:19.\(String(millis + 1000).dropFirst())Z"
+            let parsed = try #require(WireCoding.parseDate(text))
+            #expect(WireCoding.formatDate(parsed) == text)
+            #expect(WireCoding.parseDate(WireCoding.formatDate(parsed)) == parsed)
+        }
     }
 
     @Test("stream names and ids are validated")

@@ -78,6 +78,14 @@ struct ChatTests {
             #expect(seen.map { $0.message?.id } == [first.id, other.id])
             // Raw: the same through the protocol, as another SDK would resend.
             #expect(alice.currentUserId == "alice")
+            // Messages sent with createNewMessage go out in the order of the calls.
+            let ordered = alice.channelController(for: "solo")
+            for index in 1...30 { ordered.createNewMessage(text: "n\(index)") }
+            try await eventually("30 more messages are stored") {
+                (try await alice.channelController(for: "solo").loadPreviousMessages(limit: 100).items.count) == 32
+            }
+            let stored = try await alice.channelController(for: "solo").loadPreviousMessages(limit: 100).items.map(\.text)
+            #expect(Array(stored.suffix(30)) == (1...30).map { "n\($0)" })
             let raw: ChatMessage = try await alice.send(ChatOperation.sendMessage, args: MessageSendArgs(channelId: "solo", text: "once", idempotencyKey: "k-1"))
             #expect(raw.id == first.id)
         }
