@@ -102,6 +102,25 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case invitationNotFound = 2700105
     /// The message does not exist in the channel.
     case messageNotFound = 2700106
+    // 29001xx: stage meetings
+    /// The caller has not joined the meeting.
+    case meetingNotJoined = 2900100
+    /// The participant is in that mode already.
+    case modeUnchanged = 2900101
+    /// Only a `SEND_AND_RECV` participant may turn its microphone or camera on.
+    case mediaNotAllowedInMode = 2900102
+    /// Another user's participant has that id.
+    case participantIdTaken = 2900103
+    /// Only moderators (`allow_mod`) may do this.
+    case moderatorRequired = 2900104
+    /// The meeting has ended.
+    case meetingEnded = 2900105
+    /// A moderator refused the entry.
+    case entryDenied = 2900106
+    /// The meeting has as many participants as it may.
+    case maxParticipantsReached = 2900107
+    /// The meeting or participant does not exist.
+    case meetingNotFound = 2900108
     // 28001xx: live events (the seed's numbers)
     /// The live event does not exist.
     case liveEventIdNotFound = 2800100
@@ -137,6 +156,15 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .notMessageSender: "notMessageSender"
         case .invitationNotFound: "invitationNotFound"
         case .messageNotFound: "messageNotFound"
+        case .meetingNotJoined: "meetingNotJoined"
+        case .modeUnchanged: "modeUnchanged"
+        case .mediaNotAllowedInMode: "mediaNotAllowedInMode"
+        case .participantIdTaken: "participantIdTaken"
+        case .moderatorRequired: "moderatorRequired"
+        case .meetingEnded: "meetingEnded"
+        case .entryDenied: "entryDenied"
+        case .maxParticipantsReached: "maxParticipantsReached"
+        case .meetingNotFound: "meetingNotFound"
         case .liveEventIdNotFound: "liveEventIdNotFound"
         case .actionNotAllowedInCurrentState: "actionNotAllowedInCurrentState"
         case .actionNotAllowedForParticipant: "actionNotAllowedForParticipant"

@@ -20,6 +20,7 @@ final class ServerCore: Sendable {
     let chat: ChatService
     let roster: Roster
     let liveEvents: LiveEventService
+    let meetings: MeetingService
     let connections = ConnectionRegistry()
     let upgradeRefusals = UpgradeRefusals()
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
@@ -55,12 +56,15 @@ final class ServerCore: Sendable {
         let roster = Roster(storage: storage, nodeId: nodeId, ttl: configuration.presenceTTL)
         self.roster = roster
         self.liveEvents = LiveEventService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace)
+        self.meetings = MeetingService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace,
+                                       participantLimit: configuration.meetingParticipantLimit)
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerUserOperations()
         router.registerPresenceOperations()
         router.registerChatOperations()
         router.registerLiveEventOperations()
+        router.registerMeetingOperations()
         self.commands = router
     }
 

@@ -35,6 +35,8 @@ public struct ServerConfiguration: Sendable {
     /// How long a live event's host or a meeting's participant whose connection dropped is
     /// kept (shown disconnected or reconnecting) before it has left (`GREENROOM_RECONNECT_GRACE_SECONDS`, default 15).
     public var reconnectGrace: TimeInterval = 15
+    /// How many participants a meeting may have (`GREENROOM_MEETING_PARTICIPANT_LIMIT`, default 1,000).
+    public var meetingParticipantLimit: Int = 1_000
     /// How many members (joined and invited) a chat channel may have (`GREENROOM_CHANNEL_MEMBER_LIMIT`, default 100).
     public var channelMemberLimit: Int = Limits.defaultChannelMemberLimit
     /// How long graceful shutdown waits for clients to close (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
@@ -68,6 +70,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_PRESENCE_TTL_SECONDS") { (v: Double) in config.presenceTTL = v }
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
         try value("GREENROOM_RECONNECT_GRACE_SECONDS") { (v: Double) in config.reconnectGrace = v }
+        try value("GREENROOM_MEETING_PARTICIPANT_LIMIT") { (v: Int) in config.meetingParticipantLimit = v }
         try config.validate()
         return config
     }
@@ -81,6 +84,7 @@ public struct ServerConfiguration: Sendable {
         if let databaseURL { _ = try DatabaseURL(databaseURL) }
         guard presenceTTL >= 1 else { throw GreenroomServerError.invalidConfiguration("presence TTL must be at least 1 second") }
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
+        guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
     }

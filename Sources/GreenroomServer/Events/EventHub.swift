@@ -25,7 +25,8 @@ final class EventHub: Sendable {
 
     /// Delivers `event` to every local subscriber of its stream.
     func publish(_ event: StreamEvent, metrics: ServerMetrics) {
-        let targets = subscribers.withLock { all in all[event.stream].map { Array($0.values) } ?? [] }
+        var targets = subscribers.withLock { all in all[event.stream].map { Array($0.values) } ?? [] }
+        if let audience = event.audience { targets.removeAll { !audience.contains($0.identity.userId) } }
         guard !targets.isEmpty, let frame = try? Self.encode(event) else { return }
         for connection in targets {
             connection.deliver(stream: event.stream, offset: event.offset, frame: frame)
@@ -67,5 +68,18 @@ enum ReadRevocation {
         case .users(let ids): ids.contains(userId)
         case .everyone: true
         }
+    }
+}
+
+extension StreamEvent {
+    /// The users an event is for, when it is not for every reader of its stream (a
+    /// `sendOnly` pub/sub message): its data's `audience` array.
+    var audience: Set<String>? {
+        data["audience"]?.stringArrayValue.map(Set.init)
+    }
+
+    /// Whether `userId` may receive this event.
+    func isVisible(to userId: String) -> Bool {
+        audience?.contains(userId) ?? true
     }
 }

@@ -17,6 +17,17 @@ extension ServerCore {
         addUserRoutes(router.group("/v1/users"))
         addStreamRoutes(router.group("/v1/streams"))
         addConnectRoute(router)
+        router.post("/v1/meetings") { request, context in
+            try self.requireAPIKey(request)
+            struct Args: Decodable { var meetingId: String? }
+            let args = try await request.decode(as: Args.self, context: context)
+            let meeting = try await self.meetings.create(args.meetingId ?? "m" + Secrets.randomHex(bytes: 8), by: "backend")
+            return try jsonResponse(meeting, status: .created)
+        }
+        router.get("/v1/meetings/{id}") { request, context in
+            try self.requireAPIKey(request)
+            return try jsonResponse(try await self.meetings.current(try context.parameters.require("id")))
+        }
         router.post("/v1/connections/disconnect") { request, context in
             try self.requireAPIKey(request)
             struct Args: Decodable { var userId: String?; var cut: Bool? }

@@ -61,8 +61,9 @@ extension ServerCore {
             while last < info.head {
                 let events = try await storage.readEvents(stream: args.stream, after: last, limit: Self.replayPage)
                 guard let newest = events.last else { break }
-                connection.sendReplay(try events.map(EventHub.encode))
-                metrics.eventsDelivered(events.count)
+                let visible = events.filter { $0.isVisible(to: context.identity.userId) }
+                connection.sendReplay(try visible.map(EventHub.encode))
+                metrics.eventsDelivered(visible.count)
                 last = newest.offset
             }
             connection.goLive(args.stream, after: last)
@@ -93,13 +94,15 @@ extension ServerCore {
             guard identity.has(stream) else {
                 throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
             }
+        case "meeting":
+            try await meetings.authorizeRead(identity, meetingId: id)
         case "live":
             try await liveEvents.authorizeRead(identity.userId, eventId: id)
         case "channel":
             _ = try await ChatService.channel(storage, ChannelId(id))
             try await ChatService.requireJoined(storage, ChannelId(id), identity.userId)
         default:
-            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME, channel:ID or live:ID")
+            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME, channel:ID, live:ID or meeting:ID")
         }
     }
 }

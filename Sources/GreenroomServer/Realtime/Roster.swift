@@ -68,6 +68,7 @@ extension ServerCore {
     func rosterOwner(for stream: String) -> (any RosterOwner)? {
         switch StreamName.split(stream).kind {
         case "live": liveEvents
+        case "meeting": meetings
         default: nil
         }
     }

@@ -1,0 +1,191 @@
+import Foundation
+
+extension Meeting {
+    /// How often a participant waiting for a moderator asks again.
+    static let admissionPoll: Duration = .milliseconds(300)
+
+    /// Joins (waiting for admission when needed), adopts the meeting's state and follows
+    /// its stream from the position that state includes.
+    func joinOnce(resuming: Bool) async throws {
+        var result: MeetingJoinResult
+        var announcedWait = false
+        while true {
+            let args = joinArgs.withLock { $0 }
+            result = try await client.send(MeetingOperation.join, args: args)
+            if result.status == .joined { break }
+            if !announcedWait {
+                announcedWait = true
+                await setMeetingState(.CONNECTING)
+            }
+            try await Task.sleep(for: Self.admissionPoll)
+        }
+        guard let meeting = result.meeting, let position = result.position else {
+            throw GreenroomError(.internalError, "the join reply has no meeting")
+        }
+        adopt(meeting, clientId: result.clientId)
+        let stream = meeting.stream
+        let following = state.withLock { $0.subscription != nil } && client.hasSubscription(stream)
+        if !following {
+            let subscription = try await client.subscribe(to: stream, since: position)
+            follow(subscription)
+        }
+        state.withLock { $0.joined = true }
+        await setMeetingState(.CONNECTED)
+        if resuming { await notify { $0.onMeetingStateChanged(meetingState: .CONNECTED) } }
+    }
+
+    /// Takes in the meeting's participants and pins.
+    private func adopt(_ meeting: MeetingData, clientId: String) {
+        let me = joinArgs.withLock { $0.participantId }
+        let local = localParticipant
+        state.withLock { state in
+            state.clientId = clientId
+            var remote: [String: Participant] = [:]
+            var order: [String] = []
+            for data in meeting.participants {
+                if data.participantId == me {
+                    local.update { $0 = data }
+                    continue
+                }
+                let participant = state.remote[data.participantId] ?? Participant(data, isLocal: false, meeting: self)
+                participant.update { $0 = data }
+                remote[data.participantId] = participant
+                order.append(data.participantId)
+            }
+            state.remote = remote
+            state.order = order
+        }
+        for participant in participants { participant.setPinState(meeting.pins[participant.id] ?? PinState()) }
+    }
+
+    private func follow(_ subscription: StreamSubscription) {
+        let pump = Task { [weak self] in
+            for await event in subscription.events {
+                guard let self else { return }
+                if let decoded = try? event.data.decode(as: MeetingEvent.self) { await self.apply(decoded) }
+            }
+        }
+        state.withLock { state in
+            state.pump?.cancel()
+            state.subscription = subscription
+            state.pump = pump
+        }
+    }
+
+    /// Stops following after leaving (or being put out).
+    func stopFollowing() async {
+        let (subscription, pump) = state.withLock { state in
+            defer {
+                state.joined = false
+                state.subscription = nil
+                state.pump = nil
+            }
+            return (state.subscription, state.pump)
+        }
+        pump?.cancel()
+        if let subscription, client.hasSubscription(subscription.stream) { try? await subscription.unsubscribe() }
+    }
+
+    /// After a reconnect, joins again with the same participant id (within the grace
+    /// period the others see it come back, not leave and join).
+    func startWatchingConnection() {
+        guard state.withLock({ $0.watcher == nil }) else { return }
+        let states = client.connectionStates
+        let watcher = Task { [weak self] in
+            var dropped = false
+            for await connection in states {
+                guard let self else { return }
+                guard self.state.withLock({ $0.joined }) else { continue }
+                switch connection {
+                case .reconnecting where !dropped:
+                    dropped = true
+                    await self.setMeetingState(.RECONNECTING)
+                case .connected where dropped:
+                    dropped = false
+                    do {
+                        try await self.joinOnce(resuming: false)
+                    } catch {
+                        await self.stopFollowing()
+                        await self.setMeetingState(.CLOSED)
+                        await self.report(error)
+                        await self.notify { $0.onMeetingLeft() }
+                    }
+                default:
+                    break
+                }
+            }
+        }
+        state.withLock { $0.watcher = watcher }
+    }
+
+    /// Updates participants from one of the meeting's events, then tells the listeners.
+    func apply(_ event: MeetingEvent) async {
+        let me = joinArgs.withLock { $0.participantId }
+        switch event.type {
+        case MeetingEventType.participantJoined, MeetingEventType.participantStateChanged:
+            guard let data = event.participant else { return }
+            if data.participantId == me {
+                if let replaced = event.replacedClientId, replaced == state.withLock({ $0.clientId }) {
+                    await putOut(GreenroomError(.participantIdTaken, "\(me) joined again from another connection"))
+                } else {
+                    localParticipant.update { $0 = data }
+                }
+                return
+            }
+            let (participant, fresh) = state.withLock { state -> (Participant, Bool) in
+                if let known = state.remote[data.participantId] {
+                    known.update { $0 = data }
+                    return (known, false)
+                }
+                let created = Participant(data, isLocal: false, meeting: self)
+                state.remote[data.participantId] = created
+                state.order.append(data.participantId)
+                return (created, true)
+            }
+            if fresh { await notify { $0.onParticipantJoined(participant) } }
+        case MeetingEventType.participantLeft:
+            guard let id = event.participantId, id != me else { return }
+            let gone = state.withLock { state -> Participant? in
+                state.order.removeAll { $0 == id }
+                return state.remote.removeValue(forKey: id)
+            }
+            if let gone { await notify { $0.onParticipantLeft(gone) } }
+        case MeetingEventType.modeChanged:
+            guard let id = event.participantId, let mode = event.mode else { return }
+            participant(id)?.update { $0.mode = mode }
+            await notify { $0.onParticipantModeChanged(participantId: id, mode: mode) }
+        case MeetingEventType.streamEnabled, MeetingEventType.streamDisabled:
+            guard let id = event.participantId, let kind = event.kind else { return }
+            await participant(id)?.streamChanged(kind, on: event.type == MeetingEventType.streamEnabled)
+        case MeetingEventType.pinStateChanged:
+            guard let id = event.participantId, let pins = event.pinState else { return }
+            participant(id)?.setPinState(pins)
+            let type: PinType? = pins.cam && pins.share ? .SHARE_AND_CAM : pins.cam ? .CAM : pins.share ? .SHARE : nil
+            await notify { $0.onPinStateChanged(participantId: id, pinType: type) }
+        case MeetingEventType.entryRequested:
+            guard let id = event.participantId else { return }
+            let name = event.reason ?? id
+            await notify { $0.onEntryRequested(participantId: id, name: name) }
+        case MeetingEventType.pubsubMessage:
+            if let message = event.message { await pubsub.deliver(message) }
+        case MeetingEventType.ended:
+            await stopFollowing()
+            await setMeetingState(.CLOSED)
+            await notify { $0.onMeetingLeft() }
+        default:
+            break
+        }
+    }
+
+    private func participant(_ id: String) -> Participant? {
+        if id == joinArgs.withLock({ $0.participantId }) { return localParticipant }
+        return state.withLock { $0.remote[id] }
+    }
+
+    private func putOut(_ error: GreenroomError) async {
+        await stopFollowing()
+        await setMeetingState(.CLOSED)
+        await notify { $0.onError(error: error) }
+        await notify { $0.onMeetingLeft() }
+    }
+}

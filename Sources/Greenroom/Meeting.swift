@@ -1,0 +1,197 @@
+import Foundation
+import Synchronization
+
+/// A stage meeting, from the local participant's side: its participants, modes, media
+/// state and pins kept current with the meeting's events, and pub/sub.
+///
+/// ```swift
+/// let meeting = client.initMeeting(meetingId: "stage", participantId: "host-1", participantName: "Host",
+///                                  micEnabled: true, webcamEnabled: true, mode: .SEND_AND_RECV)
+/// meeting.addEventListener(self)
+/// try await meeting.join()
+/// try await meeting.pubsub.publish(topic: "HOSTREQUESTED", message: "Join the stage?", options: [:], payload: ["receiverId": "viewer-1"])
+/// ```
+public final class Meeting: Sendable {
+    struct State {
+        var local: Participant?
+        var remote: [String: Participant] = [:]
+        var order: [String] = []
+        var meetingState: MeetingState?
+        var clientId: String?
+        var subscription: StreamSubscription?
+        var pump: Task<Void, Never>?
+        var watcher: Task<Void, Never>?
+        var joined = false
+        var listeners: [ObjectIdentifier: WeakListener] = [:]
+    }
+
+    /// The meeting's id.
+    public let id: String
+    /// The client it acts through.
+    public let client: GreenroomClient
+    /// What the local participant joins with.
+    let joinArgs: Mutex<MeetingJoinArgs>
+    /// Publishing and subscribing to topics.
+    public let pubsub: PubSub
+    let state = Mutex(State())
+
+    init(client: GreenroomClient, args: MeetingJoinArgs) {
+        self.id = args.meetingId
+        self.client = client
+        self.joinArgs = Mutex(args)
+        self.pubsub = PubSub()
+        pubsub.meeting = self
+    }
+
+    deinit {
+        let tasks = state.withLock { [$0.pump, $0.watcher] }
+        for task in tasks { task?.cancel() }
+    }
+
+    /// The local participant (its state before joining is what `initMeeting` was given).
+    public var localParticipant: Participant {
+        if let local = state.withLock({ $0.local }) { return local }
+        let args = joinArgs.withLock { $0 }
+        let local = Participant(MeetingParticipant(
+            participantId: args.participantId, userId: client.currentUserId ?? "", name: args.name, mode: args.mode,
+            metaData: args.metaData ?? [:], micOn: args.micEnabled ?? false, webcamOn: args.webcamEnabled ?? false,
+            joinedAt: Date()), isLocal: true, meeting: self)
+        return state.withLock { state in
+            if let existing = state.local { return existing }
+            state.local = local
+            return local
+        }
+    }
+
+    /// Everyone in the meeting: the local participant first, then the others by join time.
+    public var participants: [Participant] {
+        let local = localParticipant
+        return [local] + state.withLock { state in state.order.compactMap { state.remote[$0] } }
+    }
+
+    /// The participants with something pinned.
+    public var pinnedParticipants: [Participant] { participants.filter { $0.pinState.isPinned } }
+
+    /// The local participant's mode.
+    public var meetingMode: Mode { localParticipant.mode }
+
+    /// The local connection's state; `nil` before joining.
+    public var meetingState: MeetingState? { state.withLock { $0.meetingState } }
+
+    // MARK: Listeners
+
+    /// Adds a listener of the meeting's events. Held weakly.
+    public func addEventListener(_ listener: any MeetingEventListener) {
+        state.withLock { $0.listeners[ObjectIdentifier(listener)] = WeakListener(listener) }
+    }
+
+    /// Removes a listener.
+    public func removeEventListener(_ listener: any MeetingEventListener) {
+        state.withLock { _ = $0.listeners.removeValue(forKey: ObjectIdentifier(listener)) }
+    }
+
+    func notify(_ body: @escaping @MainActor @Sendable (any MeetingEventListener) -> Void) async {
+        let listeners = state.withLock { $0.listeners.values.compactMap { $0.get((any MeetingEventListener).self) } }
+        guard !listeners.isEmpty else { return }
+        await MainActor.run { for listener in listeners { body(listener) } }
+    }
+
+    func setMeetingState(_ new: MeetingState) async {
+        let changed = state.withLock { state -> Bool in
+            guard state.meetingState != new else { return false }
+            state.meetingState = new
+            return true
+        }
+        if changed { await notify { $0.onMeetingStateChanged(meetingState: new) } }
+    }
+
+    func report(_ error: any Error) async {
+        let failure = (error as? GreenroomError) ?? GreenroomError(.internalError, "\(error)")
+        await notify { $0.onError(error: failure) }
+    }
+
+    // MARK: Calls
+
+    /// Joins the meeting. With a token that has only `ask_join`, waits until a moderator
+    /// lets the participant in (or throws `entryDenied`).
+    public func join() async throws {
+        await setMeetingState(.CONNECTING)
+        do {
+            try await joinOnce(resuming: false)
+        } catch {
+            await setMeetingState(.CANCELLED)
+            await report(error)
+            throw error
+        }
+        startWatchingConnection()
+        await notify { $0.onMeetingJoined() }
+    }
+
+    /// Leaves the meeting.
+    public func leave() async throws {
+        await setMeetingState(.CLOSING)
+        let _: EmptyResult = try await client.send(MeetingOperation.leave, args: MeetingRef(meetingId: id))
+        await stopFollowing()
+        await setMeetingState(.CLOSED)
+        await notify { $0.onMeetingLeft() }
+    }
+
+    /// Ends the meeting for everyone (moderators only).
+    public func end() async throws {
+        let _: EmptyResult = try await client.send(MeetingOperation.end, args: MeetingRef(meetingId: id))
+    }
+
+    /// Changes the local participant's own mode; every participant is told. Refusals
+    /// (before joining, or to the current mode) reach ``MeetingEventListener/onError(error:)``.
+    public func changeMode(_ mode: Mode) async {
+        do {
+            let updated: MeetingParticipant = try await client.send(MeetingOperation.changeMode, args: MeetingModeArgs(meetingId: id, mode: mode))
+            localParticipant.update { $0 = updated }
+            joinArgs.withLock { $0.mode = mode }
+        } catch {
+            await report(error)
+        }
+    }
+
+    /// Turns the local camera on (`SEND_AND_RECV` only).
+    public func enableWebcam() async throws { try await setMedia(webcamOn: true) }
+    /// Turns the local camera off.
+    public func disableWebcam() async throws { try await setMedia(webcamOn: false) }
+    /// Turns the local microphone off.
+    public func muteMic() async throws { try await setMedia(micOn: false) }
+    /// Turns the local microphone on (`SEND_AND_RECV` only).
+    public func unmuteMic() async throws { try await setMedia(micOn: true) }
+
+    private func setMedia(micOn: Bool? = nil, webcamOn: Bool? = nil) async throws {
+        let updated: MeetingParticipant = try await client.send(MeetingOperation.setMedia, args: MeetingMediaArgs(meetingId: id, micOn: micOn, webcamOn: webcamOn))
+        localParticipant.update { $0 = updated }
+        joinArgs.withLock { args in
+            args.micEnabled = updated.micOn
+            args.webcamEnabled = updated.webcamOn
+        }
+    }
+
+    /// Lets a participant who asked to join in, or not (moderators only).
+    public func respondToEntry(participantId: String, allow: Bool) async throws {
+        let _: EmptyResult = try await client.send(MeetingOperation.respondEntry, args: MeetingEntryArgs(meetingId: id, participantId: participantId, allow: allow))
+    }
+
+    func setPin(_ participantId: String, _ type: PinType, on: Bool) async {
+        do {
+            let _: PinState = try await client.send(on ? MeetingOperation.pin : MeetingOperation.unpin,
+                                                    args: MeetingPinArgs(meetingId: id, participantId: participantId, pinType: type))
+        } catch {
+            await report(error)
+        }
+    }
+}
+
+extension GreenroomClient {
+    /// Prepares a meeting for the local participant; ``Meeting/join()`` joins it.
+    public func initMeeting(meetingId: String, participantId: String, participantName: String, micEnabled: Bool, webcamEnabled: Bool,
+                            mode: Mode = .SEND_AND_RECV, metaData: [String: RawJSON] = [:]) -> Meeting {
+        Meeting(client: self, args: MeetingJoinArgs(
+            meetingId: meetingId, participantId: participantId, name: participantName, mode: mode, metaData: metaData,
+            micEnabled: micEnabled, webcamEnabled: webcamEnabled))
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+
+/// The meeting operations. Each is documented with its arguments and result in `docs/PROTOCOL.md`.
+public enum MeetingOperation {
+    /// ``MeetingJoinArgs`` → ``MeetingJoinResult``.
+    public static let join = "meeting.join"
+    /// ``MeetingRef`` → ``EmptyResult``.
+    public static let leave = "meeting.leave"
+    /// ``MeetingRef`` → ``EmptyResult``: moderators only.
+    public static let end = "meeting.end"
+    /// ``MeetingRef`` → ``MeetingData``: participants and moderators.
+    public static let get = "meeting.get"
+    /// ``MeetingModeArgs`` → ``MeetingParticipant``: the caller's own mode.
+    public static let changeMode = "meeting.changeMode"
+    /// ``MeetingMediaArgs`` → ``MeetingParticipant``: the caller's microphone and camera.
+    public static let setMedia = "meeting.setMedia"
+    /// ``MeetingPinArgs`` → ``PinState``.
+    public static let pin = "meeting.pin"
+    /// ``MeetingPinArgs`` → ``PinState``.
+    public static let unpin = "meeting.unpin"
+    /// ``MeetingEntryArgs`` → ``EmptyResult``: moderators only.
+    public static let respondEntry = "meeting.respondEntry"
+    /// ``PubSubPublishArgs`` → ``PubSubMessage``.
+    public static let publish = "pubsub.publish"
+    /// ``PubSubTopicArgs`` → `[PubSubMessage]`: the topic's persisted messages the caller may see.
+    public static let messages = "pubsub.messages"
+}
+
+/// Names a meeting.
+public struct MeetingRef: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+
+    /// Makes the reference.
+    public init(meetingId: String) { self.meetingId = meetingId }
+}
+
+/// The arguments of `meeting.join`.
+public struct MeetingJoinArgs: Codable, Sendable, Hashable {
+    /// The meeting (created on first join when it does not exist).
+    public var meetingId: String
+    /// The participant's id; the same id joining again replaces the older connection.
+    public var participantId: String
+    /// The name shown to others.
+    public var name: String
+    /// How it takes part.
+    public var mode: Mode
+    /// The app's own data about it (at most 5 KB).
+    public var metaData: [String: RawJSON]?
+    /// Microphone on (only in `SEND_AND_RECV`).
+    public var micEnabled: Bool?
+    /// Camera on (only in `SEND_AND_RECV`).
+    public var webcamEnabled: Bool?
+
+    /// Makes the arguments.
+    public init(meetingId: String, participantId: String, name: String, mode: Mode, metaData: [String: RawJSON]? = nil,
+                micEnabled: Bool? = nil, webcamEnabled: Bool? = nil) {
+        self.meetingId = meetingId
+        self.participantId = participantId
+        self.name = name
+        self.mode = mode
+        self.metaData = metaData
+        self.micEnabled = micEnabled
+        self.webcamEnabled = webcamEnabled
+    }
+}
+
+/// What joining returns.
+public struct MeetingJoinResult: Codable, Sendable, Hashable {
+    /// `joined`, or `waiting` for a moderator to admit the caller (tokens with `ask_join`):
+    /// the answer comes as `meeting.entryResponded` on the caller's private stream.
+    public var status: Status
+    /// The meeting as it is now (when joined).
+    public var meeting: MeetingData?
+    /// The position of the meeting's stream that state includes (when joined).
+    public var position: StreamPosition?
+    /// The id of the caller's connection, as events name it.
+    public var clientId: String
+
+    /// Whether the caller is in.
+    public enum Status: String, Codable, Sendable, Hashable {
+        /// In the meeting.
+        case joined
+        /// Waiting for a moderator.
+        case waiting
+    }
+
+    /// Makes the result.
+    public init(status: Status, meeting: MeetingData?, position: StreamPosition?, clientId: String) {
+        self.status = status
+        self.meeting = meeting
+        self.position = position
+        self.clientId = clientId
+    }
+}
+
+/// The arguments of `meeting.changeMode`.
+public struct MeetingModeArgs: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+    /// The new mode.
+    public var mode: Mode
+
+    /// Makes the arguments.
+    public init(meetingId: String, mode: Mode) {
+        self.meetingId = meetingId
+        self.mode = mode
+    }
+}
+
+/// The arguments of `meeting.setMedia`: what is given changes.
+public struct MeetingMediaArgs: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+    /// Microphone on or off.
+    public var micOn: Bool?
+    /// Camera on or off.
+    public var webcamOn: Bool?
+
+    /// Makes the arguments.
+    public init(meetingId: String, micOn: Bool? = nil, webcamOn: Bool? = nil) {
+        self.meetingId = meetingId
+        self.micOn = micOn
+        self.webcamOn = webcamOn
+    }
+}
+
+/// The arguments of `meeting.pin` and `meeting.unpin`.
+public struct MeetingPinArgs: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+    /// The participant to pin or unpin.
+    public var participantId: String
+    /// What to pin or unpin.
+    public var pinType: PinType
+
+    /// Makes the arguments.
+    public init(meetingId: String, participantId: String, pinType: PinType) {
+        self.meetingId = meetingId
+        self.participantId = participantId
+        self.pinType = pinType
+    }
+}
+
+/// The arguments of `meeting.respondEntry`.
+public struct MeetingEntryArgs: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+    /// The participant asking to join.
+    public var participantId: String
+    /// Let it in, or not.
+    public var allow: Bool
+
+    /// Makes the arguments.
+    public init(meetingId: String, participantId: String, allow: Bool) {
+        self.meetingId = meetingId
+        self.participantId = participantId
+        self.allow = allow
+    }
+}
+
+/// The arguments of `pubsub.publish`.
+public struct PubSubPublishArgs: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+    /// The topic, 1–128 characters.
+    public var topic: String
+    /// The text, at most 4 KiB.
+    public var message: String
+    /// The app's own data, at most 16 KiB of JSON.
+    public var payload: [String: RawJSON]?
+    /// `persist` and `sendOnly`.
+    public var options: PubSubPublishOptions?
+
+    /// Makes the arguments.
+    public init(meetingId: String, topic: String, message: String, payload: [String: RawJSON]? = nil, options: PubSubPublishOptions? = nil) {
+        self.meetingId = meetingId
+        self.topic = topic
+        self.message = message
+        self.payload = payload
+        self.options = options
+    }
+}
+
+/// The arguments of `pubsub.messages`.
+public struct PubSubTopicArgs: Codable, Sendable, Hashable {
+    /// The meeting.
+    public var meetingId: String
+    /// The topic.
+    public var topic: String
+
+    /// Makes the arguments.
+    public init(meetingId: String, topic: String) {
+        self.meetingId = meetingId
+        self.topic = topic
+    }
+}
+
+/// The token grants of meetings.
+public enum MeetingGrant {
+    /// May join without being admitted (the default for tokens without meeting grants).
+    public static let allowJoin = "allow_join"
+    /// A moderator: may admit, end the meeting, and joins without being admitted.
+    public static let allowMod = "allow_mod"
+    /// Must be admitted by a moderator before joining.
+    public static let askJoin = "ask_join"
+}
+
+extension Limits {
+    /// The longest pub/sub topic.
+    public static let maxTopicLength = 128
+    /// The largest pub/sub message text, in bytes.
+    public static let maxPubSubMessageBytes = 4 * 1024
+    /// The largest pub/sub payload, in bytes of JSON.
+    public static let maxPubSubPayloadBytes = 16 * 1024
+}

@@ -1,0 +1,102 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Testing
+
+@Suite("Stage meetings: who is in")
+struct MeetingRosterTests {
+    @Test("the same participantId joining twice replaces the older connection; another user may not take it")
+    func duplicateParticipant() async throws {
+        try await withServer { server in
+            let (_, first, firstRecorder) = try await server.joined("alice", meeting: "d", as: "alice-p", mode: .SEND_AND_RECV)
+            let (_, _, watcher) = try await server.joined("bob", meeting: "d", as: "bob-p", mode: .SIGNALLING_ONLY)
+            let (_, second, _) = try await server.joined("alice", meeting: "d", as: "alice-p", mode: .SEND_AND_RECV)
+            try await firstRecorder.wait("the older connection was put out") { $0.calls.contains("left") }
+            #expect(await MainActor.run { firstRecorder.errors.map(\.name) } == ["participantIdTaken"])
+            #expect(first.meetingState == .CLOSED && second.meetingState == .CONNECTED)
+            #expect(await watcher.snapshot.filter { $0.hasPrefix("participant") } == [])
+            #expect(second.participants.map(\.id) == ["alice-p", "bob-p"])
+
+            let mallory = try await server.client("mallory")
+            let impostor = mallory.initMeeting(meetingId: "d", participantId: "alice-p", participantName: "A", micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY)
+            #expect(await refusal { try await impostor.join() } == .participantIdTaken)
+            #expect(impostor.meetingState == .CANCELLED)
+        }
+    }
+
+    @Test("ask_join: a moderator admits one participant and refuses another; only moderators end the meeting")
+    func admission() async throws {
+        try await withServer { server in
+            let (_, moderatorMeeting, moderator) = try await server.joined("mod", meeting: "a", as: "mod", mode: .SEND_AND_RECV, grants: [MeetingGrant.allowMod])
+            let guestClient = try await server.client("guest", grants: [MeetingGrant.askJoin])
+            let guest = guestClient.initMeeting(meetingId: "a", participantId: "guest", participantName: "Guest", micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY)
+            let guestRecorder = await MeetingRecorder.attached(to: guest)
+            let joining = Task { try await guest.join() }
+            try await moderator.wait("the moderator was asked") { $0.calls.contains("entryRequested:guest") }
+            #expect(guest.meetingState == .CONNECTING)
+            try await moderatorMeeting.respondToEntry(participantId: "guest", allow: true)
+            try await joining.value
+            #expect(await guestRecorder.snapshot.contains("joined"))
+            try await moderator.wait("the guest is in") { $0.calls.contains("participantJoined:guest") }
+
+            let otherClient = try await server.client("other", grants: [MeetingGrant.askJoin])
+            let other = otherClient.initMeeting(meetingId: "a", participantId: "other", participantName: "Other", micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY)
+            let refused = Task { await refusal { try await other.join() } }
+            try await moderator.wait("the moderator was asked again") { $0.calls.contains("entryRequested:other") }
+            #expect(await refusal { try await guest.respondToEntry(participantId: "other", allow: true) } == .moderatorRequired)
+            try await moderatorMeeting.respondToEntry(participantId: "other", allow: false)
+            #expect(await refused.value == .entryDenied)
+            #expect(other.meetingState == .CANCELLED)
+            #expect(!moderatorMeeting.participants.contains { $0.id == "other" })
+
+            #expect(await refusal { try await guest.end() } == .moderatorRequired)
+            try await moderatorMeeting.end()
+            try await guestRecorder.wait("the guest left with the end") { $0.calls.contains("left") }
+            #expect(guest.meetingState == .CLOSED)
+            let late = try await server.client("late")
+            #expect(await refusal { try await late.initMeeting(meetingId: "a", participantId: "late", participantName: "L", micEnabled: false, webcamEnabled: false).join() } == .meetingEnded)
+        }
+    }
+
+    @Test("100 participants on one topic: each receives every message once, in the publisher's order")
+    func hundredSubscribers() async throws {
+        try await withServer { server in
+            let (_, publisher, _) = try await server.joined("speaker", meeting: "hall", as: "speaker", mode: .SEND_AND_RECV)
+            let joined = try await withThrowingTaskGroup(of: (Meeting, MeetingRecorder).self) { group in
+                for index in 1...100 {
+                    group.addTask {
+                        let (_, meeting, recorder) = try await server.joined("u\(index)", meeting: "hall", as: "p\(index)", mode: .SIGNALLING_ONLY)
+                        await meeting.pubsub.subscribe(topic: "chat", forListener: recorder)
+                        return (meeting, recorder)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let meetings = joined.map(\.0)
+            let recorders = joined.map(\.1)
+            for index in 1...30 { try await publisher.pubsub.publish(topic: "chat", message: "m\(index)", options: [:]) }
+            for recorder in recorders {
+                try await recorder.wait("30 messages") { $0.on("chat").count >= 30 }
+                #expect(await MainActor.run { recorder.on("chat").map(\.message) } == (1...30).map { "m\($0)" })
+            }
+            try await eventually("everyone sees 101 participants") { meetings.allSatisfy { $0.participants.count == 101 } }
+        }
+    }
+
+    @Test("a participant whose connection drops is reconnecting, comes back without leaving; gone for good, it leaves after the grace period")
+    func reconnectGrace() async throws {
+        try await withServer({ $0.reconnectGrace = 3; $0.presenceTTL = 3 }) { server in
+            let (_, watching, watcher) = try await server.joined("w", meeting: "g", as: "watcher", mode: .SIGNALLING_ONLY)
+            let (client, dropping, dropper) = try await server.joined("d", meeting: "g", as: "dropper", mode: .SEND_AND_RECV)
+            #expect(server.server.disconnectClients(userId: "d") == 1)
+            try await dropper.wait("the dropper is back") { $0.calls.filter { $0 == "state:CONNECTED" }.count == 2 }
+            try await eventually("the watcher sees it back") { watching.participants.first { $0.id == "dropper" }?.isReconnecting == false }
+            #expect(await watcher.snapshot.filter { $0.hasPrefix("participant") } == ["participantJoined:dropper"])
+            #expect(dropping.meetingState == .CONNECTED)
+            await client.disconnect()
+            try await eventually("the watcher sees it reconnecting") { watching.participants.first { $0.id == "dropper" }?.isReconnecting == true }
+            try await watcher.wait("it left after the grace period") { $0.calls.contains("participantLeft:dropper") }
+            #expect(watching.participants.map(\.id) == ["watcher"])
+        }
+    }
+}
