@@ -51,4 +51,92 @@ extension MultiNodeTests {
             try await two.shutdown()
         }
     }
+
+    @Test("a live event and a meeting on two nodes: hosts, participants, custom items, counts, pins and sendOnly cross nodes")
+    func liveEventAndMeetingAcrossNodes() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let two = try await node(url, directory)
+            // A live event hosted on node 1, watched from both nodes.
+            let host = try await one.client("host")
+            let event = try await host.createLiveEvent(config: LiveEvent.CreateParams())
+            try await event.enterAsHost()
+            try await event.setEventReady()
+            var watchers: [(LiveEvent, LiveEventRecorder)] = []
+            for (index, node) in [one, two, two].enumerated() {
+                let live = try await node.client("viewer\(index)").getLiveEvent(id: event.liveEventId)
+                try await live.enter()
+                watchers.append((live, await LiveEventRecorder.attached(to: live)))
+            }
+            try await event.startEvent()
+            try await event.updateCustomItems(customItems: ["song": "one"])
+            for (live, recorder) in watchers {
+                try await recorder.wait("custom items reached every node") { $0.contains("itemsUpdated:song") }
+                try await eventually("exact counts on every node") { live.participantCount == 3 }
+            }
+            #expect(try await two.client("viewer9").getLiveEvent(id: event.liveEventId).participantCount == 3)
+
+            // A meeting: the host on node 1, viewers on node 2.
+            let (_, stage, hostSide) = try await one.joined("mc", meeting: "stage", as: "mc", mode: .SEND_AND_RECV)
+            let (_, aMeeting, a) = try await two.joined("va", meeting: "stage", as: "a", mode: .SIGNALLING_ONLY)
+            let (_, bMeeting, b) = try await two.joined("vb", meeting: "stage", as: "b", mode: .SIGNALLING_ONLY)
+            await aMeeting.pubsub.subscribe(topic: "HOSTREQUESTED", forListener: a)
+            await bMeeting.pubsub.subscribe(topic: "HOSTREQUESTED", forListener: b)
+            try await stage.pubsub.publish(topic: "HOSTREQUESTED", message: "come up", options: ["sendOnly": ["a"]], payload: ["receiverId": "a"])
+            try await a.wait("A got the request on the other node") { $0.on("HOSTREQUESTED").count == 1 }
+            await aMeeting.changeMode(.SEND_AND_RECV)
+            try await hostSide.wait("the host saw A's mode") { $0.calls.contains("mode:a:SEND_AND_RECV") }
+            stage.participants.first { $0.id == "a" }?.pin()
+            try await b.wait("B saw the pin") { $0.calls.contains("pin:a:SHARE_AND_CAM") }
+            #expect(await MainActor.run { b.on("HOSTREQUESTED").isEmpty })
+            #expect(bMeeting.pinnedParticipants.map(\.id) == ["a"])
+            try await one.shutdown()
+            try await two.shutdown()
+        }
+    }
+
+    @Test("a killed node's live event host and participant and meeting participant expire; the other node's clients are told")
+    func rosterOfKilledNode() async throws {
+        try await withCluster { url, directory in
+            let two = try await TestServer.start(dataDirectory: directory) {
+                $0.databaseURL = url
+                $0.presenceTTL = 2
+            }
+            let (first, base) = try await CLI.serve(["--port", "0", "--data-dir", directory, "--database", url],
+                                                    environment: ["GREENROOM_PRESENCE_TTL_SECONDS": "2", "GREENROOM_RECONNECT_GRACE_SECONDS": "1"])
+            func doomed(_ user: String) async throws -> GreenroomClient {
+                let client = GreenroomClient(serverURL: base)
+                try await client.connect(token: try await two.token(user))
+                return client
+            }
+            let host = try await doomed("host")
+            let params = LiveEvent.CreateParams()
+            params.userIdsForHost = ["host", "cohost"]
+            let event = try await host.createLiveEvent(config: params)
+            try await event.enterAsHost()
+            try await event.setEventReady()
+            let cohost = try await two.client("cohost").getLiveEvent(id: event.liveEventId)
+            try await cohost.enterAsHost()
+            let watching = await LiveEventRecorder.attached(to: cohost)
+            let participant = try await doomed("fan").getLiveEvent(id: event.liveEventId)
+            try await participant.enter()
+            try await eventually("the cohost counts the fan") { cohost.participantCount == 1 }
+
+            let doomedMeeting = try await doomed("speaker").initMeeting(meetingId: "panel", participantId: "speaker", participantName: "S", micEnabled: false, webcamEnabled: false)
+            try await doomedMeeting.join()
+            let (_, panel, panelRecorder) = try await two.joined("chair", meeting: "panel", as: "chair", mode: .SEND_AND_RECV)
+            #expect(panel.participants.map(\.id) == ["chair", "speaker"])
+
+            kill(first.process.processIdentifier, SIGKILL)
+            let killedAt = Date()
+            try await watching.wait("the host's exit", timeout: .seconds(30)) { $0.contains("hostExit:host") }
+            try await eventually("the fan is no longer counted") { cohost.participantCount == 0 }
+            try await panelRecorder.wait("the speaker left", timeout: .seconds(30)) { $0.calls.contains("participantLeft:speaker") }
+            #expect(Date().timeIntervalSince(killedAt) < 20)
+            #expect(cohost.hosts.map(\.userId) == ["cohost"])
+            #expect(panel.participants.map(\.id) == ["chair"])
+            _ = (host, participant, doomedMeeting)
+            try await two.shutdown()
+        }
+    }
 }
