@@ -69,39 +69,41 @@ struct ChatPermissionTests {
 
     @Test("the member limit: the 101st member is refused, by invitation and by joining")
     func memberLimit() async throws {
-        try await withServer { server in
-            let others = (1...99).map { "u\($0)" }
-            try await server.createUsers(others + ["late", "later"])
-            let owner = try await server.client("owner")
-            let channel = try await owner.createChannel(id: "full", members: others, isPublic: true)
-            #expect(channel.memberCount == 100)
-            let controller = owner.channelController(for: "full")
-            #expect(await refusal { try await controller.inviteUserIds(["late"]) } == .channelMemberLimitReached)
-            let late = try await server.client("late")
-            #expect(await refusal { try await late.channelController(for: "full").join() } == .channelMemberLimitReached)
-            #expect(try await owner.channel("full").memberCount == 100)
-            // One leaves, one more fits; the next does not.
-            let leaver = try await server.client("u1")
-            try await leaver.channelController(for: "full").leave()
-            try await late.channelController(for: "full").join()
-            let later = try await server.client("later")
-            #expect(await refusal { try await later.channelController(for: "full").join() } == .channelMemberLimitReached)
-            var all: [String] = []
-            var cursor: String?
-            repeat {
-                let page = try await controller.loadMembers(limit: 30, cursor: cursor)
-                all += page.items.map(\.userId)
-                cursor = page.next
-            } while cursor != nil
-            #expect(all.count == 100 && Set(all).count == 100 && all.contains("late") && !all.contains("u1"))
-            #expect(all == all.sorted())
-        }
-        try await withServer({ $0.channelMemberLimit = 3 }) { server in
-            try await server.createUsers(["b", "c", "d"])
-            let owner = try await server.client("a")
-            #expect(await refusal { _ = try await owner.createChannel(members: ["b", "c", "d"]) } == .channelMemberLimitReached)
-            let channel = try await owner.createChannel(members: ["b", "c"])
-            #expect(await refusal { try await owner.channelController(for: channel.id).inviteUserIds(["d"]) } == .channelMemberLimitReached)
+        try await HeavyTests.run {
+            try await withServer { server in
+                let others = (1...99).map { "u\($0)" }
+                try await server.createUsers(others + ["late", "later"])
+                let owner = try await server.client("owner")
+                let channel = try await owner.createChannel(id: "full", members: others, isPublic: true)
+                #expect(channel.memberCount == 100)
+                let controller = owner.channelController(for: "full")
+                #expect(await refusal { try await controller.inviteUserIds(["late"]) } == .channelMemberLimitReached)
+                let late = try await server.client("late")
+                #expect(await refusal { try await late.channelController(for: "full").join() } == .channelMemberLimitReached)
+                #expect(try await owner.channel("full").memberCount == 100)
+                // One leaves, one more fits; the next does not.
+                let leaver = try await server.client("u1")
+                try await leaver.channelController(for: "full").leave()
+                try await late.channelController(for: "full").join()
+                let later = try await server.client("later")
+                #expect(await refusal { try await later.channelController(for: "full").join() } == .channelMemberLimitReached)
+                var all: [String] = []
+                var cursor: String?
+                repeat {
+                    let page = try await controller.loadMembers(limit: 30, cursor: cursor)
+                    all += page.items.map(\.userId)
+                    cursor = page.next
+                } while cursor != nil
+                #expect(all.count == 100 && Set(all).count == 100 && all.contains("late") && !all.contains("u1"))
+                #expect(all == all.sorted())
+            }
+            try await withServer({ $0.channelMemberLimit = 3 }) { server in
+                try await server.createUsers(["b", "c", "d"])
+                let owner = try await server.client("a")
+                #expect(await refusal { _ = try await owner.createChannel(members: ["b", "c", "d"]) } == .channelMemberLimitReached)
+                let channel = try await owner.createChannel(members: ["b", "c"])
+                #expect(await refusal { try await owner.channelController(for: channel.id).inviteUserIds(["d"]) } == .channelMemberLimitReached)
+            }
         }
     }
 

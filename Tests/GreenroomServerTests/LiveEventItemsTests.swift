@@ -7,131 +7,135 @@ import Testing
 struct LiveEventItemsTests {
     @Test("custom items: upsert, delete some, delete all; refusals by role, state and limits; 50 participants see each change; late entrants see the items")
     func customItems() async throws {
-        try await withServer { server in
-            let host = try await server.client("host")
-            let params = LiveEvent.CreateParams()
-            params.customItems = ["sku": "A-1"]
-            let event = try await host.createLiveEvent(config: params)
-            let id = event.liveEventId
-            try await event.enterAsHost()
-            #expect(await refusal { try await event.updateCustomItems(customItems: ["a": "1"]) } == .actionNotAllowedInCurrentState)
-            try await event.setEventReady()
-            let names = (1...50).map { "p\($0)" }
-            let participants = try await server.clients(names)
-            var events: [LiveEvent] = []
-            var recorders: [LiveEventRecorder] = []
-            for name in names {
-                let live = try await participants[name]!.getLiveEvent(id: id)
-                try await live.enter()
-                recorders.append(await LiveEventRecorder.attached(to: live))
-                events.append(live)
-            }
-            #expect(await refusal { try await event.updateCustomItems(customItems: ["a": "1"]) } == .actionNotAllowedInCurrentState)
-            try await event.startEvent()
-
-            // The seed's calls, with their completion handlers.
-            let done = Locked<[String]>([])
-            event.updateCustomItems(customItems: ["price": "20", "sku": "A-2"]) { customItems, updatedKeys, error in
-                #expect(error == nil && customItems == ["price": "20", "sku": "A-2"])
-                done.withLock { $0.append("updated:\(updatedKeys ?? [])") }
-            }
-            try await eventually("the update completed") { done.value.count == 1 }
-            event.deleteCustomItems(customItemKeys: ["sku", "missing"]) { customItems, deletedKeys, error in
-                #expect(error == nil && customItems == ["price": "20"])
-                done.withLock { $0.append("deleted:\(deletedKeys ?? [])") }
-            }
-            try await eventually("the delete completed") { done.value.count == 2 }
-            try await event.updateCustomItems(customItems: ["color": "red"])
-            event.deleteAllCustomItems { error in
-                #expect(error == nil)
-                done.withLock { $0.append("all") }
-            }
-            try await eventually("the delete of all completed") { done.value.count == 3 }
-            #expect(done.value == [#"updated:["price", "sku"]"#, #"deleted:["sku"]"#, "all"])
-
-            let expected = ["itemsUpdated:price,sku", "itemsDeleted:sku", "itemsUpdated:color", "itemsDeleted:color,price"]
-            for recorder in recorders {
-                try await recorder.wait("every participant saw the four changes") { $0.filter { $0.hasPrefix("items") }.count == 4 }
-                #expect(await recorder.snapshot.filter { $0.hasPrefix("items") } == expected)
-                #expect(await MainActor.run { recorder.customItems } == [["price": "20", "sku": "A-2"], ["price": "20"], ["color": "red", "price": "20"], [:]])
-            }
-            #expect(events.allSatisfy { $0.customItems.isEmpty })
-
-            // Refusals: a participant, a user who is no host; limits (refused whole).
-            #expect(await refusal { try await events[0].updateCustomItems(customItems: ["x": "1"]) } == .actionNotAllowedForParticipant)
-            let outsider = try await server.client("outsider").getLiveEvent(id: id)
-            #expect(await refusal { try await outsider.deleteAllCustomItems() } == .actionNotAllowedForParticipant)
-            let fifty = Dictionary(uniqueKeysWithValues: (1...50).map { ("k\($0)", "v") })
-            try await event.updateCustomItems(customItems: fifty)
-            #expect(await refusal { try await event.updateCustomItems(customItems: ["k51": "v", "k1": "changed"]) } == .invalidParameterValue)
-            #expect(await refusal { try await event.updateCustomItems(customItems: [String(repeating: "k", count: 129): "v"]) } == .invalidParameterValue)
-            #expect(await refusal { try await event.updateCustomItems(customItems: ["k1": String(repeating: "v", count: 1025)]) } == .invalidParameterValue)
-            #expect(try await host.getLiveEvent(id: id).customItems == fifty)
-
-            // A late participant sees the current items at once.
-            let late = try await server.client("late").getLiveEvent(id: id)
-            try await late.enter()
-            #expect(late.customItems == fifty)
-
-            try await event.endEvent()
-            // No custom item event before `ongoing`: in the stream's log, every one follows `live.started`.
-            let reader = try await server.client("host")
-            let log = try await reader.subscribe(to: "live:\(id)", since: StreamPosition(offset: 0, epoch: nil))
-            let types = try await withTimeout(.seconds(30), "the log up to the end") {
-                var types: [String] = []
-                for await stored in log.events {
-                    types.append(stored.type)
-                    if stored.type == LiveEventEventType.ended { break }
+        try await HeavyTests.run {
+            try await withServer { server in
+                let host = try await server.client("host")
+                let params = LiveEvent.CreateParams()
+                params.customItems = ["sku": "A-1"]
+                let event = try await host.createLiveEvent(config: params)
+                let id = event.liveEventId
+                try await event.enterAsHost()
+                #expect(await refusal { try await event.updateCustomItems(customItems: ["a": "1"]) } == .actionNotAllowedInCurrentState)
+                try await event.setEventReady()
+                let names = (1...50).map { "p\($0)" }
+                let participants = try await server.clients(names)
+                var events: [LiveEvent] = []
+                var recorders: [LiveEventRecorder] = []
+                for name in names {
+                    let live = try await participants[name]!.getLiveEvent(id: id)
+                    try await live.enter()
+                    recorders.append(await LiveEventRecorder.attached(to: live))
+                    events.append(live)
                 }
-                return types
+                #expect(await refusal { try await event.updateCustomItems(customItems: ["a": "1"]) } == .actionNotAllowedInCurrentState)
+                try await event.startEvent()
+
+                // The seed's calls, with their completion handlers.
+                let done = Locked<[String]>([])
+                event.updateCustomItems(customItems: ["price": "20", "sku": "A-2"]) { customItems, updatedKeys, error in
+                    #expect(error == nil && customItems == ["price": "20", "sku": "A-2"])
+                    done.withLock { $0.append("updated:\(updatedKeys ?? [])") }
+                }
+                try await eventually("the update completed") { done.value.count == 1 }
+                event.deleteCustomItems(customItemKeys: ["sku", "missing"]) { customItems, deletedKeys, error in
+                    #expect(error == nil && customItems == ["price": "20"])
+                    done.withLock { $0.append("deleted:\(deletedKeys ?? [])") }
+                }
+                try await eventually("the delete completed") { done.value.count == 2 }
+                try await event.updateCustomItems(customItems: ["color": "red"])
+                event.deleteAllCustomItems { error in
+                    #expect(error == nil)
+                    done.withLock { $0.append("all") }
+                }
+                try await eventually("the delete of all completed") { done.value.count == 3 }
+                #expect(done.value == [#"updated:["price", "sku"]"#, #"deleted:["sku"]"#, "all"])
+
+                let expected = ["itemsUpdated:price,sku", "itemsDeleted:sku", "itemsUpdated:color", "itemsDeleted:color,price"]
+                for recorder in recorders {
+                    try await recorder.wait("every participant saw the four changes") { $0.filter { $0.hasPrefix("items") }.count == 4 }
+                    #expect(await recorder.snapshot.filter { $0.hasPrefix("items") } == expected)
+                    #expect(await MainActor.run { recorder.customItems } == [["price": "20", "sku": "A-2"], ["price": "20"], ["color": "red", "price": "20"], [:]])
+                }
+                #expect(events.allSatisfy { $0.customItems.isEmpty })
+
+                // Refusals: a participant, a user who is no host; limits (refused whole).
+                #expect(await refusal { try await events[0].updateCustomItems(customItems: ["x": "1"]) } == .actionNotAllowedForParticipant)
+                let outsider = try await server.client("outsider").getLiveEvent(id: id)
+                #expect(await refusal { try await outsider.deleteAllCustomItems() } == .actionNotAllowedForParticipant)
+                let fifty = Dictionary(uniqueKeysWithValues: (1...50).map { ("k\($0)", "v") })
+                try await event.updateCustomItems(customItems: fifty)
+                #expect(await refusal { try await event.updateCustomItems(customItems: ["k51": "v", "k1": "changed"]) } == .invalidParameterValue)
+                #expect(await refusal { try await event.updateCustomItems(customItems: [String(repeating: "k", count: 129): "v"]) } == .invalidParameterValue)
+                #expect(await refusal { try await event.updateCustomItems(customItems: ["k1": String(repeating: "v", count: 1025)]) } == .invalidParameterValue)
+                #expect(try await host.getLiveEvent(id: id).customItems == fifty)
+
+                // A late participant sees the current items at once.
+                let late = try await server.client("late").getLiveEvent(id: id)
+                try await late.enter()
+                #expect(late.customItems == fifty)
+
+                try await event.endEvent()
+                // No custom item event before `ongoing`: in the stream's log, every one follows `live.started`.
+                let reader = try await server.client("host")
+                let log = try await reader.subscribe(to: "live:\(id)", since: StreamPosition(offset: 0, epoch: nil))
+                let types = try await withTimeout(.seconds(30), "the log up to the end") {
+                    var types: [String] = []
+                    for await stored in log.events {
+                        types.append(stored.type)
+                        if stored.type == LiveEventEventType.ended { break }
+                    }
+                    return types
+                }
+                let started = try #require(types.firstIndex(of: LiveEventEventType.started))
+                let itemEvents = types.indices.filter { types[$0].hasPrefix("live.customItems") }
+                #expect(itemEvents.count == 5 && itemEvents.allSatisfy { $0 > started })
+                #expect(await refusal { try await event.updateCustomItems(customItems: ["k1": "after"]) } == .actionNotAllowedInCurrentState)
             }
-            let started = try #require(types.firstIndex(of: LiveEventEventType.started))
-            let itemEvents = types.indices.filter { types[$0].hasPrefix("live.customItems") }
-            #expect(itemEvents.count == 5 && itemEvents.allSatisfy { $0 > started })
-            #expect(await refusal { try await event.updateCustomItems(customItems: ["k1": "after"]) } == .actionNotAllowedInCurrentState)
         }
     }
 
     @Test("200 participants enter within a second: a handful of count events, exact final counts")
     func coalescedCounts() async throws {
-        try await withServer { server in
-            let host = try await server.client("host")
-            let params = LiveEvent.CreateParams()
-            params.reactionKeys = ["clap"]
-            let event = try await host.createLiveEvent(config: params)
-            try await event.enterAsHost()
-            let recorder = await LiveEventRecorder.attached(to: event)
-            try await event.setEventReady()
-            try await event.startEvent()
-            var clients: [GreenroomClient] = []
-            for index in 1...200 { clients.append(try await server.client("v\(index)")) }
-            let entered = try await withThrowingTaskGroup(of: LiveEvent.self) { group in
-                for client in clients {
-                    group.addTask {
-                        let live = try await client.getLiveEvent(id: event.liveEventId)
-                        try await live.enter()
-                        try await live.increaseReactionCount(key: "clap")
-                        return live
+        try await HeavyTests.run {
+            try await withServer { server in
+                let host = try await server.client("host")
+                let params = LiveEvent.CreateParams()
+                params.reactionKeys = ["clap"]
+                let event = try await host.createLiveEvent(config: params)
+                try await event.enterAsHost()
+                let recorder = await LiveEventRecorder.attached(to: event)
+                try await event.setEventReady()
+                try await event.startEvent()
+                var clients: [GreenroomClient] = []
+                for index in 1...200 { clients.append(try await server.client("v\(index)")) }
+                let entered = try await withThrowingTaskGroup(of: LiveEvent.self) { group in
+                    for client in clients {
+                        group.addTask {
+                            let live = try await client.getLiveEvent(id: event.liveEventId)
+                            try await live.enter()
+                            try await live.increaseReactionCount(key: "clap")
+                            return live
+                        }
                     }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
-            }
-            try await eventually("the host heard 200 participants") { event.participantCount == 200 }
-            try await recorder.wait("the clap count reached 200") { $0.contains("reaction:clap=200") }
-            let counts = await MainActor.run { recorder.counts }
-            #expect(counts.count >= 1 && counts.count <= 6, "\(counts.count) count events for 200 entries")
-            #expect(counts.last == ParticipantCountInfo(participantCount: 200, peakParticipantCount: 200, cumulativeParticipantCount: 200))
-            #expect(await recorder.named("reaction:").count <= 6)
-            #expect(event.reactionCounts == ["clap": 200])
-            #expect(await refusal { try await entered[0].increaseReactionCount(key: "boo") } == .invalidParameterValue)
+                try await eventually("the host heard 200 participants") { event.participantCount == 200 }
+                try await recorder.wait("the clap count reached 200") { $0.contains("reaction:clap=200") }
+                let counts = await MainActor.run { recorder.counts }
+                #expect(counts.count >= 1 && counts.count <= 6, "\(counts.count) count events for 200 entries")
+                #expect(counts.last == ParticipantCountInfo(participantCount: 200, peakParticipantCount: 200, cumulativeParticipantCount: 200))
+                #expect(await recorder.named("reaction:").count <= 6)
+                #expect(event.reactionCounts == ["clap": 200])
+                #expect(await refusal { try await entered[0].increaseReactionCount(key: "boo") } == .invalidParameterValue)
 
-            // 50 exit, one of them comes back: the cumulative count does not grow.
-            for live in entered.prefix(50) { try await live.exit() }
-            try await entered[0].enter()
-            try await eventually("the host heard the exits") { event.participantCount == 151 }
-            let stored = try await host.getLiveEvent(id: event.liveEventId)
-            #expect(stored.participantCount == 151 && stored.peakParticipantCount == 200 && stored.cumulativeParticipantCount == 200)
-            #expect(event.peakParticipantCount == 200 && event.cumulativeParticipantCount == 200)
+                // 50 exit, one of them comes back: the cumulative count does not grow.
+                for live in entered.prefix(50) { try await live.exit() }
+                try await entered[0].enter()
+                try await eventually("the host heard the exits") { event.participantCount == 151 }
+                let stored = try await host.getLiveEvent(id: event.liveEventId)
+                #expect(stored.participantCount == 151 && stored.peakParticipantCount == 200 && stored.cumulativeParticipantCount == 200)
+                #expect(event.peakParticipantCount == 200 && event.cumulativeParticipantCount == 200)
+            }
         }
     }
 

@@ -138,3 +138,44 @@ final class Locked<Value: Sendable>: Sendable {
     func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { storage.withLock { body(&$0) } }
     var value: Value { storage.withLock { $0 } }
 }
+
+/// Tests that put hundreds of clients on the machine take turns, so that they do not starve
+/// each other (or the light tests running beside them) on a 2-core machine.
+enum HeavyTests {
+    private static let turn = TurnLock()
+
+    /// Runs `body` when no other heavy test runs.
+    static func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        await turn.acquire()
+        do {
+            let value = try await body()
+            await turn.release()
+            return value
+        } catch {
+            await turn.release()
+            throw error
+        }
+    }
+}
+
+/// A FIFO lock for async code.
+actor TurnLock {
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        if !busy {
+            busy = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            busy = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}
