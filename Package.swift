@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(
             name: "GreenroomServerTests",
             dependencies: [
-                "GreenroomServer", "Greenroom", "GreenroomProtocol", "greenroom",
+                "GreenroomServer", "Greenroom", "GreenroomProtocol", "GreenroomUI", "greenroom",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strict
