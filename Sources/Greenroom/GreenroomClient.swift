@@ -62,6 +62,9 @@ public final class GreenroomClient: Sendable {
     /// The connection's current state.
     public var connectionState: ConnectionState { state.withLock { $0.phase } }
 
+    /// The token the client connects with (refreshed by the token provider).
+    var currentToken: String? { state.withLock { $0.token } }
+
     /// The id of the connected user (from the token), once connected.
     public var currentUserId: String? { state.withLock { $0.userId } }
 

@@ -120,6 +120,7 @@ public final class GreenroomServer: Sendable {
                 .init(service: RetentionService(core: core)),
                 .init(service: PresenceService(core: core)),
                 .init(service: LiveEventCountService(core: core)),
+                .init(service: core.videoProcessor),
                 .init(service: app),
                 .init(service: ConnectionDrainService(core: core)),
             ],

@@ -21,6 +21,9 @@ final class ServerCore: Sendable {
     let roster: Roster
     let liveEvents: LiveEventService
     let meetings: MeetingService
+    let videos: VideoService
+    let videoProcessor: VideoProcessor
+    let mediaTools: MediaTools
     let connections = ConnectionRegistry()
     let upgradeRefusals = UpgradeRefusals()
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
@@ -58,6 +61,15 @@ final class ServerCore: Sendable {
         self.liveEvents = LiveEventService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace)
         self.meetings = MeetingService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace,
                                        participantLimit: configuration.meetingParticipantLimit)
+        let processor = VideoProcessor(workers: configuration.videoWorkers)
+        let tools = MediaTools.locate(ffprobe: configuration.ffprobePath, ffmpeg: configuration.ffmpegPath)
+        let videos = VideoService(
+            storage: storage, events: events, directory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("videos", isDirectory: true),
+            maxBytes: configuration.videoMaxBytes, processor: processor)
+        processor.setHandler { id in await videos.process(id, tools: tools, logger: logger) }
+        self.videos = videos
+        self.videoProcessor = processor
+        self.mediaTools = tools
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerUserOperations()

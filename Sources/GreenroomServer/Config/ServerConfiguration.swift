@@ -35,6 +35,14 @@ public struct ServerConfiguration: Sendable {
     /// How long a live event's host or a meeting's participant whose connection dropped is
     /// kept (shown disconnected or reconnecting) before it has left (`GREENROOM_RECONNECT_GRACE_SECONDS`, default 15).
     public var reconnectGrace: TimeInterval = 15
+    /// The largest video upload, in bytes (`GREENROOM_VIDEO_MAX_BYTES`, default 1 GiB).
+    public var videoMaxBytes: Int64 = 1 << 30
+    /// How many videos are processed at once (`GREENROOM_VIDEO_WORKERS`, default 2).
+    public var videoWorkers: Int = 2
+    /// The ffprobe to run (`GREENROOM_FFPROBE`); found on `PATH` when not set.
+    public var ffprobePath: String?
+    /// The ffmpeg to run (`GREENROOM_FFMPEG`); found on `PATH` when not set.
+    public var ffmpegPath: String?
     /// How many participants a meeting may have (`GREENROOM_MEETING_PARTICIPANT_LIMIT`, default 1,000).
     public var meetingParticipantLimit: Int = 1_000
     /// How many members (joined and invited) a chat channel may have (`GREENROOM_CHANNEL_MEMBER_LIMIT`, default 100).
@@ -71,6 +79,10 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
         try value("GREENROOM_RECONNECT_GRACE_SECONDS") { (v: Double) in config.reconnectGrace = v }
         try value("GREENROOM_MEETING_PARTICIPANT_LIMIT") { (v: Int) in config.meetingParticipantLimit = v }
+        try value("GREENROOM_VIDEO_MAX_BYTES") { (v: Int64) in config.videoMaxBytes = v }
+        try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
+        try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
+        try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
         try config.validate()
         return config
     }
@@ -84,6 +96,8 @@ public struct ServerConfiguration: Sendable {
         if let databaseURL { _ = try DatabaseURL(databaseURL) }
         guard presenceTTL >= 1 else { throw GreenroomServerError.invalidConfiguration("presence TTL must be at least 1 second") }
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
+        guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }
+        guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
         guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }

@@ -17,6 +17,7 @@ extension ServerCore {
         addUserRoutes(router.group("/v1/users"))
         addStreamRoutes(router.group("/v1/streams"))
         addConnectRoute(router)
+        addVideoRoutes(router)
         router.post("/v1/meetings") { request, context in
             try self.requireAPIKey(request)
             struct Args: Decodable { var meetingId: String? }

@@ -94,6 +94,10 @@ extension ServerCore {
             guard identity.has(stream) else {
                 throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
             }
+        case VideoStream.name:
+            guard identity.grants.contains(VideoScope.read) else {
+                throw GreenroomError(.permissionDenied, "following the video feed needs the videos.read scope")
+            }
         case "meeting":
             try await meetings.authorizeRead(identity, meetingId: id)
         case "live":
@@ -102,7 +106,7 @@ extension ServerCore {
             _ = try await ChatService.channel(storage, ChannelId(id))
             try await ChatService.requireJoined(storage, ChannelId(id), identity.userId)
         default:
-            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME, channel:ID, live:ID or meeting:ID")
+            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME, channel:ID, live:ID, meeting:ID or videos")
         }
     }
 }

@@ -26,6 +26,21 @@ enum TestEnvironment {
         return nil
     }
 
+    /// ffmpeg and ffprobe from `GREENROOM_TEST_FFMPEG` and `GREENROOM_TEST_FFPROBE`, or `nil`
+    /// after reporting the skip (a failure under REQUIRE_ALL).
+    static func ffmpeg(for what: String) -> (ffmpeg: String, ffprobe: String)? {
+        let environment = ProcessInfo.processInfo.environment
+        if let ffmpeg = environment["GREENROOM_TEST_FFMPEG"], !ffmpeg.isEmpty, let ffprobe = environment["GREENROOM_TEST_FFPROBE"], !ffprobe.isEmpty {
+            return (ffmpeg, ffprobe)
+        }
+        if requireAll {
+            Issue.record("GREENROOM_TEST_FFMPEG / GREENROOM_TEST_FFPROBE are not set, and GREENROOM_REQUIRE_ALL=1 forbids skipping \(what)")
+        } else {
+            print("SKIP \(what): set GREENROOM_TEST_FFMPEG=/usr/bin/ffmpeg and GREENROOM_TEST_FFPROBE=/usr/bin/ffprobe to run it")
+        }
+        return nil
+    }
+
     /// Makes an empty database on the server at `adminURL`; returns its URL.
     static func freshPostgresDatabase(adminURL: String) async throws -> String {
         let name = "gr_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)

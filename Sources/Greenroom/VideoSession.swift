@@ -1,0 +1,230 @@
+import Foundation
+import Synchronization
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension Notification.Name {
+    /// A video was created; userInfo `["video": Video]`.
+    public static let GRVideoCreated = Notification.Name("GRVideoCreated")
+    /// A video changed (typically: processing finished); userInfo `["videoID": String, "changes": [String: RawJSON]]`.
+    public static let GRVideoUpdated = Notification.Name("GRVideoUpdated")
+    /// A video was deleted; userInfo `["videoID": String]`.
+    public static let GRVideoDeleted = Notification.Name("GRVideoDeleted")
+    /// An upload progressed; userInfo `["videoID": String, "progress": Double]` (0…1).
+    public static let GRVideoUploadProgress = Notification.Name("GRVideoUploadProgress")
+    /// An upload finished; userInfo `["video": Video]`.
+    public static let GRVideoUploadCompleted = Notification.Name("GRVideoUploadCompleted")
+    /// The session's state changed; userInfo `["state": VideoSessionState]`.
+    public static let GRSessionStateChanged = Notification.Name("GRSessionStateChanged")
+}
+
+/// A change of the video feed, as posted to `NotificationCenter` and yielded by ``VideoSession/events``.
+public enum VideoEvent: Sendable, Hashable {
+    /// A video was created.
+    case created(Video)
+    /// A video changed: only the changed fields.
+    case updated(videoID: String, changes: [String: RawJSON])
+    /// A video was deleted.
+    case deleted(videoID: String)
+}
+
+/// Where a video session is.
+public enum VideoSessionState: Sendable, Hashable {
+    /// Connecting (or reconnecting).
+    case connecting
+    /// Connected: notifications flow.
+    case connected
+    /// Stopped.
+    case disconnected
+    /// Stopped by an error (a refused token, say).
+    case error(GreenroomError)
+}
+
+/// A video feed session for one identity: it connects by itself once started, announces
+/// its state, and posts the feed's realtime notifications (``Notification/Name/GRVideoCreated``,
+/// ``Notification/Name/GRVideoUpdated``, ``Notification/Name/GRVideoDeleted``) with the
+/// userInfo keys `"video"`, `"videoID"` and `"changes"`; the same events are an `AsyncStream`.
+///
+/// ```swift
+/// let session = VideoSession(serverURL: URL(string: "http://127.0.0.1:8080")!)
+/// try await session.start(token: token)     // scopes videos.read, videos.create, …
+/// NotificationCenter.default.addObserver(self, selector: #selector(created(_:)), name: .GRVideoCreated, object: nil)
+/// let upload = session.upload(fileURL: movie, title: "Trip")
+/// for await fraction in upload.progress { print(fraction) }
+/// ```
+public final class VideoSession: Sendable {
+    struct State {
+        var pump: Task<Void, Never>?
+        var watcher: Task<Void, Never>?
+        var observers: [UUID: AsyncStream<VideoEvent>.Continuation] = [:]
+        var state: VideoSessionState = .disconnected
+    }
+
+    /// The connection the session runs on.
+    public let client: GreenroomClient
+    /// Where notifications are posted (`.default` unless given).
+    public let notificationCenter: NotificationCenter
+    let state = Mutex(State())
+
+    /// Makes a session for the server at `serverURL`.
+    public convenience init(serverURL: URL) {
+        self.init(client: GreenroomClient(serverURL: serverURL))
+    }
+
+    /// Makes a session on a client (one WebSocket for everything).
+    public init(client: GreenroomClient, notificationCenter: NotificationCenter = .default) {
+        self.client = client
+        self.notificationCenter = notificationCenter
+    }
+
+    /// The session's state.
+    public var sessionState: VideoSessionState { state.withLock { $0.state } }
+
+    /// The feed's events from now on. Each access makes a new stream.
+    public var events: AsyncStream<VideoEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: VideoEvent.self, bufferingPolicy: .unbounded)
+        let id = UUID()
+        state.withLock { $0.observers[id] = continuation }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.observers.removeValue(forKey: id) } }
+        return stream
+    }
+
+    /// Starts the session: connects with `token` and follows the feed (needs `videos.read`).
+    public func start(token: String, tokenProvider: TokenProvider? = nil) async throws {
+        setState(.connecting)
+        do {
+            try await client.connect(token: token, tokenProvider: tokenProvider)
+            // A session without `videos.read` uploads and edits, but has no feed to follow.
+            var subscription: StreamSubscription?
+            do {
+                subscription = try await client.subscribe(to: VideoStream.name)
+            } catch let error as GreenroomError where error.is(.permissionDenied) {
+                subscription = nil
+            }
+            let pump = subscription.map { subscription in
+                Task { [weak self] in
+                    for await event in subscription.events { self?.handle(event) }
+                }
+            }
+            let states = client.connectionStates
+            let watcher = Task { [weak self] in
+                for await connection in states {
+                    switch connection {
+                    case .connected: self?.setState(.connected)
+                    case .connecting, .reconnecting: self?.setState(.connecting)
+                    case .disconnected(let error): self?.setState(error.map(VideoSessionState.error) ?? .disconnected)
+                    case .initialized: break
+                    }
+                }
+            }
+            state.withLock { state in
+                state.pump = pump
+                state.watcher = watcher
+            }
+            setState(.connected)
+        } catch {
+            setState(.error((error as? GreenroomError) ?? GreenroomError(.internalError, "\(error)")))
+            throw error
+        }
+    }
+
+    /// Stops the session.
+    public func stop() async {
+        let tasks = state.withLock { [$0.pump, $0.watcher] }
+        for task in tasks { task?.cancel() }
+        await client.disconnect()
+        setState(.disconnected)
+    }
+
+    private func setState(_ new: VideoSessionState) {
+        let changed = state.withLock { state -> Bool in
+            guard state.state != new else { return false }
+            state.state = new
+            return true
+        }
+        if changed { notificationCenter.post(name: .GRSessionStateChanged, object: self, userInfo: ["state": new]) }
+    }
+
+    private func handle(_ event: StreamEvent) {
+        let videoEvent: VideoEvent
+        switch event.type {
+        case VideoStream.created:
+            guard let video = try? event.data["video"]?.decode(as: Video.self) else { return }
+            videoEvent = .created(video)
+            notificationCenter.post(name: .GRVideoCreated, object: self, userInfo: ["video": video])
+        case VideoStream.updated:
+            guard let id = event.data["videoId"]?.stringValue, let changes = event.data["changes"]?.dictionaryValue else { return }
+            videoEvent = .updated(videoID: id, changes: changes)
+            notificationCenter.post(name: .GRVideoUpdated, object: self, userInfo: ["videoID": id, "changes": changes])
+        case VideoStream.deleted:
+            guard let id = event.data["videoId"]?.stringValue else { return }
+            videoEvent = .deleted(videoID: id)
+            notificationCenter.post(name: .GRVideoDeleted, object: self, userInfo: ["videoID": id])
+        default:
+            return
+        }
+        for observer in state.withLock({ Array($0.observers.values) }) { observer.yield(videoEvent) }
+    }
+
+    // MARK: REST
+
+    /// Sends an authenticated request to the server; throws the server's error on failure.
+    func request(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:]) async throws -> (Data, Int) {
+        guard let token = client.currentToken else { throw GreenroomError(.notConnected, "start the session first") }
+        var components = URLComponents(url: client.configuration.httpURL(path, on: client.configuration.serverURL), resolvingAgainstBaseURL: false)!
+        if !query.isEmpty { components.queryItems = query }
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = method
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        if let body {
+            request.httpBody = body
+            if headers["Content-Type"] == nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
+        }
+        let (data, status) = try await HTTPTransport.data(for: request)
+        guard (200..<300).contains(status) else {
+            if let error = try? RawJSON(json: data)["error"]?.decode(as: GreenroomError.self) { throw error }
+            throw GreenroomError(.internalError, "HTTP \(status) from \(path)")
+        }
+        return (data, status)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
+        try WireCoding.decoder.decode(type, from: data)
+    }
+
+    /// Reads one video.
+    public func video(id: String) async throws -> Video {
+        try decode(Video.self, try await request("GET", "/v1/videos/\(id)").0)
+    }
+
+    /// A page of the feed (newest first unless `oldestFirst`), filtered by owner, status and tag.
+    public func videos(owner: String? = nil, status: VideoStatus? = nil, tag: String? = nil, oldestFirst: Bool = false,
+                       limit: Int = 20, cursor: String? = nil) async throws -> VideoPage {
+        var query = [URLQueryItem(name: "limit", value: String(limit))]
+        if let owner { query.append(URLQueryItem(name: "owner", value: owner)) }
+        if let status { query.append(URLQueryItem(name: "status", value: status.rawValue)) }
+        if let tag { query.append(URLQueryItem(name: "tag", value: tag)) }
+        if oldestFirst { query.append(URLQueryItem(name: "sort", value: "oldest")) }
+        if let cursor { query.append(URLQueryItem(name: "cursor", value: cursor)) }
+        return try decode(VideoPage.self, try await request("GET", "/v1/videos", query: query).0)
+    }
+
+    /// Changes a video's title, tags or extra data (its owner, with `videos.edit`).
+    @discardableResult
+    public func updateVideo(id: String, title: String? = nil, tags: [String]? = nil, extraData: [String: RawJSON]? = nil) async throws -> Video {
+        let body = try WireCoding.encoder.encode(VideoUpdateArgs(title: title, tags: tags, extraData: extraData))
+        return try decode(Video.self, try await request("PATCH", "/v1/videos/\(id)", body: body).0)
+    }
+
+    /// Deletes a video and its files (its owner, with `videos.delete`).
+    public func deleteVideo(id: String) async throws {
+        _ = try await request("DELETE", "/v1/videos/\(id)")
+    }
+
+    /// Reads a video's file (or a byte range of it: `range` as in `bytes=0-99`).
+    public func download(videoID: String, thumbnail: Bool = false, range: String? = nil) async throws -> (data: Data, status: Int) {
+        try await request("GET", "/v1/videos/\(videoID)/\(thumbnail ? "thumbnail" : "file")", headers: range.map { ["Range": $0] } ?? [:])
+    }
+}

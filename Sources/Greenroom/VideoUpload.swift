@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+
+/// An upload in progress: its progress as an `AsyncStream` (and as
+/// ``Notification/Name/GRVideoUploadProgress``), and its result.
+///
+/// The file is sent in chunks from the offset the server holds; when the connection drops,
+/// the upload asks the server for that offset and sends the rest by itself.
+public final class VideoUpload: Sendable {
+    /// Fractions of the file the server holds (0…1), ending with 1.
+    public let progress: AsyncStream<Double>
+    private let continuation: AsyncStream<Double>.Continuation
+    private let task = Mutex<Task<Video, any Error>?>(nil)
+    private let ticket = Mutex<VideoUploadTicket?>(nil)
+
+    init() {
+        (progress, continuation) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(256))
+    }
+
+    /// The video being uploaded, once the server created it.
+    public var video: Video? { ticket.withLock { $0?.video } }
+
+    /// Waits for the upload to finish; returns the video (status `processing`).
+    public func result() async throws -> Video {
+        guard let task = task.withLock({ $0 }) else { throw GreenroomError(.internalError, "the upload did not start") }
+        return try await task.value
+    }
+
+    /// Stops the upload.
+    public func cancel() {
+        task.withLock { $0 }?.cancel()
+    }
+
+    func start(_ body: @escaping @Sendable (VideoUpload) async throws -> Video) {
+        task.withLock { $0 = Task { try await body(self) } }
+    }
+
+    func setTicket(_ value: VideoUploadTicket) { ticket.withLock { $0 = value } }
+    func report(_ fraction: Double) { continuation.yield(fraction) }
+    func finish() { continuation.finish() }
+}
+
+extension VideoSession {
+    /// Uploads a file (`videos.create`) in chunks of `chunkSize` bytes; resumes by itself
+    /// after a dropped connection (up to `maxAttempts` tries in a row without progress).
+    public func upload(fileURL: URL, title: String? = nil, tags: [String] = [], extraData: [String: RawJSON] = [:],
+                       chunkSize: Int = 1 << 20, maxAttempts: Int = 8) -> VideoUpload {
+        let upload = VideoUpload()
+        upload.start { upload in
+            defer { upload.finish() }
+            let size = ((try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size]) as? NSNumber)?.int64Value ?? 0
+            let body = try WireCoding.encoder.encode(VideoCreateArgs(title: title, tags: tags, extraData: extraData, size: size))
+            let ticket = try self.decode(VideoUploadTicket.self, try await self.request("POST", "/v1/videos", body: body).0)
+            upload.setTicket(ticket)
+            let handle = try FileHandle(forReadingFrom: fileURL)
+            defer { try? handle.close() }
+            var offset = ticket.offset
+            var failures = 0
+            while offset < size {
+                try Task.checkCancellation()
+                do {
+                    try handle.seek(toOffset: UInt64(offset))
+                    let chunk = try handle.read(upToCount: chunkSize) ?? Data()
+                    let (data, _) = try await self.request("PATCH", "/v1/uploads/\(ticket.uploadId)", body: chunk,
+                                                           headers: ["Upload-Offset": String(offset), "Content-Type": "application/octet-stream"])
+                    offset = Int64(try RawJSON(json: data)["offset"]?.numberValue ?? Double(offset + Int64(chunk.count)))
+                    failures = 0
+                } catch let error as GreenroomError where !error.isTransient && !error.is(.alreadyExists) {
+                    throw error
+                } catch {
+                    failures += 1
+                    guard failures < maxAttempts else { throw error }
+                    try await Task.sleep(for: .milliseconds(100 * failures))
+                    // Ask where the server is, and go on from there.
+                    if let (data, _) = try? await self.request("GET", "/v1/uploads/\(ticket.uploadId)"),
+                       let held = try? RawJSON(json: data)["offset"]?.numberValue {
+                        offset = Int64(held)
+                    }
+                }
+                let fraction = size > 0 ? Double(offset) / Double(size) : 1
+                upload.report(fraction)
+                self.notificationCenter.post(name: .GRVideoUploadProgress, object: self, userInfo: ["videoID": ticket.video.id, "progress": fraction])
+            }
+            let video = try self.decode(Video.self, try await self.request("POST", "/v1/uploads/\(ticket.uploadId)/complete").0)
+            upload.report(1)
+            self.notificationCenter.post(name: .GRVideoUploadCompleted, object: self, userInfo: ["video": video])
+            return video
+        }
+        return upload
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import GreenroomProtocol
+import NIOCore
+
+/// A video as stored, sorted by creation, tagged with its status.
+struct VideoRecord: StoredRecord {
+    static let recordKind = "video"
+    var video: Video
+
+    var recordId: String { video.id }
+    var recordSort: Int64 { ChannelRecord.millis(video.createdAt) }
+    var recordTag: String { video.status.rawValue }
+}
+
+/// Indexes an owner's videos.
+struct VideoOwnerRecord: StoredRecord {
+    static let recordKind = "video-owner"
+    var owner: String
+    var videoId: String
+
+    var recordScope: String { owner }
+    var recordId: String { videoId }
+}
+
+/// Indexes a tag's videos.
+struct VideoTagRecord: StoredRecord {
+    static let recordKind = "video-tag"
+    var tag: String
+    var videoId: String
+
+    var recordScope: String { tag }
+    var recordId: String { videoId }
+}
+
+/// An upload in progress.
+struct VideoUploadRecord: StoredRecord {
+    static let recordKind = "video-upload"
+    var uploadId: String
+    var videoId: String
+    var owner: String
+
+    var recordId: String { uploadId }
+}
+
+/// The rules of the video feed: scopes, ownership, uploads into files on this node's disk,
+/// processing by a bounded pool, and the `videos` stream's created / updated / deleted events.
+struct VideoService: Sendable {
+    let storage: any GreenroomStorage
+    let events: EventLog
+    /// Where files live: `<data-dir>/videos/<id>/`.
+    let directory: URL
+    /// The largest upload.
+    let maxBytes: Int64
+    let processor: VideoProcessor
+
+    func folder(_ id: String) -> URL { directory.appendingPathComponent(id, isDirectory: true) }
+    func original(_ id: String) -> URL { folder(id).appendingPathComponent("original") }
+    func thumbnail(_ id: String) -> URL { folder(id).appendingPathComponent("thumbnail.jpg") }
+
+    static func require(_ identity: Identity, _ scope: String) throws {
+        guard identity.grants.contains(scope) else {
+            throw GreenroomError(.permissionDenied, "the session lacks the \(scope) scope")
+        }
+    }
+
+    static func load(_ reader: any RecordReading, _ id: String) async throws -> VideoRecord {
+        guard let record = try await reader.load(VideoRecord.self, id: id) else {
+            throw GreenroomError(.notFound, "no video with id \(id)")
+        }
+        return record
+    }
+
+    static func event(_ type: String, _ data: RawJSON) -> EventAppend {
+        EventAppend(stream: VideoStream.name, type: type, data: data)
+    }
+
+    static func validate(title: String?, tags: [String]?, extraData: [String: RawJSON]?) throws {
+        if let title, title.count > 256 { throw GreenroomError(.invalidParameterValue, "title must be at most 256 characters") }
+        if let tags {
+            guard tags.count <= 20, tags.allSatisfy({ (1...64).contains($0.count) }) else {
+                throw GreenroomError(.invalidParameterValue, "at most 20 tags of 1–64 characters")
+            }
+        }
+        if let extraData, let error = Limits.checkExtraData(extraData) { throw error }
+    }
+
+    // MARK: Creating and uploading
+
+    /// Creates a video (status `uploading`) and its upload.
+    func create(_ args: VideoCreateArgs, identity: Identity) async throws -> VideoUploadTicket {
+        try Self.require(identity, VideoScope.create)
+        try Self.validate(title: args.title, tags: args.tags, extraData: args.extraData)
+        if let size = args.size, size > maxBytes {
+            throw GreenroomError(.payloadTooLarge, "the file is \(size) bytes; the limit is \(maxBytes)")
+        }
+        let now = Date.wireNow
+        let id = "v" + Secrets.randomHex(bytes: 8)
+        let video = Video(id: id, owner: identity.userId, title: args.title ?? "", tags: Array(Set(args.tags ?? [])).sorted(),
+                          status: .uploading, createdAt: now, updatedAt: now, extraData: args.extraData ?? [:])
+        try FileManager.default.createDirectory(at: folder(id), withIntermediateDirectories: true)
+        guard FileManager.default.createFile(atPath: original(id).path, contents: nil) else {
+            throw GreenroomError(.internalError, "the upload file could not be created")
+        }
+        let upload = VideoUploadRecord(uploadId: "u" + Secrets.randomHex(bytes: 10), videoId: id, owner: identity.userId)
+        try await events.transact { transaction in
+            try await transaction.save(VideoRecord(video: video))
+            try await transaction.save(VideoOwnerRecord(owner: video.owner, videoId: id))
+            for tag in video.tags { try await transaction.save(VideoTagRecord(tag: tag, videoId: id)) }
+            try await transaction.save(upload)
+            _ = try await transaction.append([Self.event(VideoStream.created, ["video": try RawJSON(encoding: video)])])
+        }
+        return VideoUploadTicket(video: video, uploadId: upload.uploadId, offset: 0)
+    }
+
+    /// The upload of `identity` with this id. - Throws: `notFound` (also for someone else's).
+    func upload(_ uploadId: String, identity: Identity) async throws -> VideoUploadRecord {
+        guard let upload = try await storage.load(VideoUploadRecord.self, id: uploadId), upload.owner == identity.userId else {
+            throw GreenroomError(.notFound, "no upload with id \(uploadId)")
+        }
+        return upload
+    }
+
+    /// How many bytes the server holds of an upload.
+    func offset(_ upload: VideoUploadRecord) -> Int64 {
+        let size = (try? FileManager.default.attributesOfItem(atPath: original(upload.videoId).path)[.size] as? NSNumber)?.int64Value
+        return size ?? 0
+    }
+
+    /// Appends a chunk streamed from the request to the file, after checking that the
+    /// client's offset is the server's. - Returns: the new offset.
+    func append<Body: AsyncSequence>(_ uploadId: String, at clientOffset: Int64, body: Body, identity: Identity) async throws -> Int64
+    where Body.Element == ByteBuffer {
+        let upload = try await upload(uploadId, identity: identity)
+        var offset = offset(upload)
+        guard clientOffset == offset else {
+            throw GreenroomError(.alreadyExists, "the server holds \(offset) bytes; send from there (Upload-Offset: \(offset))")
+        }
+        let handle = try FileHandle(forWritingTo: original(upload.videoId))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        for try await chunk in body {
+            offset += Int64(chunk.readableBytes)
+            guard offset <= maxBytes else {
+                throw GreenroomError(.payloadTooLarge, "the upload is over the limit of \(maxBytes) bytes")
+            }
+            try handle.write(contentsOf: chunk.readableBytesView)
+        }
+        return offset
+    }
+
+    /// Ends an upload: the video is `processing` and queued.
+    func complete(_ uploadId: String, identity: Identity) async throws -> Video {
+        let upload = try await upload(uploadId, identity: identity)
+        let size = offset(upload)
+        let video = try await change(upload.videoId) { video in
+            video.status = .processing
+            video.size = size
+            video.playbackURL = "/v1/videos/\(video.id)/file"
+        } extra: { transaction in
+            try await transaction.remove(VideoUploadRecord.self, id: uploadId)
+        }
+        processor.enqueue(upload.videoId)
+        return video
+    }
+
+    /// Changes a video in a transaction and announces only the fields that changed.
+    @discardableResult
+    func change(_ id: String, _ body: @escaping @Sendable (inout Video) throws -> Void,
+                extra: @escaping @Sendable (any StorageTransaction) async throws -> Void = { _ in }) async throws -> Video {
+        try await events.transact { transaction in
+            var record = try await Self.load(transaction, id)
+            let before = record.video
+            try body(&record.video)
+            record.video.updatedAt = Date.wireNow
+            for tag in Set(before.tags).subtracting(record.video.tags) { try await transaction.remove(VideoTagRecord.self, scope: tag, id: id) }
+            for tag in Set(record.video.tags).subtracting(before.tags) { try await transaction.save(VideoTagRecord(tag: tag, videoId: id)) }
+            try await extra(transaction)
+            let changes = try record.video.changes(from: before)
+            guard !changes.isEmpty else { return record.video }
+            try await transaction.save(record)
+            _ = try await transaction.append([Self.event(VideoStream.updated, ["videoId": .string(id), "changes": .dictionary(changes)])])
+            return record.video
+        }
+    }
+}

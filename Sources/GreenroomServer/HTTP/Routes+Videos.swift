@@ -1,0 +1,112 @@
+import Foundation
+import GreenroomProtocol
+import Hummingbird
+
+extension ServerCore {
+    /// The video feed's REST routes, authenticated with the session's token (header, or
+    /// `?token=` for players that cannot set headers).
+    func addVideoRoutes(_ router: Router<GreenroomRequestContext>) {
+        let videos = router.group("/v1/videos")
+        videos.post { request, context in
+            let identity = try await self.authenticate(request)
+            let args = try await request.decode(as: VideoCreateArgs.self, context: context)
+            return try jsonResponse(try await self.videos.create(args, identity: identity), status: .created)
+        }
+        videos.get { request, _ in
+            let identity = try await self.authenticate(request)
+            let query = request.uri.queryParameters
+            let status = try query["status"].map { text -> VideoStatus in
+                guard let status = VideoStatus(rawValue: String(text)) else { throw GreenroomError(.invalidParameterValue, "unknown status \(text)") }
+                return status
+            }
+            let limit = try query["limit"].map { text -> Int in
+                guard let value = Int(String(text)) else { throw GreenroomError(.invalidParameterValue, "limit must be a number") }
+                return value
+            }
+            return try jsonResponse(try await self.videos.list(
+                owner: query["owner"].map(String.init), status: status, tag: query["tag"].map(String.init),
+                oldestFirst: query["sort"] == "oldest", limit: limit, cursor: query["cursor"].map(String.init), identity: identity))
+        }
+        videos.get("{id}") { request, context in
+            try jsonResponse(try await self.videos.get(try context.parameters.require("id"), identity: try await self.authenticate(request)))
+        }
+        videos.patch("{id}") { request, context in
+            let identity = try await self.authenticate(request)
+            let args = try await request.decode(as: VideoUpdateArgs.self, context: context)
+            return try jsonResponse(try await self.videos.update(try context.parameters.require("id"), args, identity: identity))
+        }
+        videos.delete("{id}") { request, context in
+            try await self.videos.delete(try context.parameters.require("id"), identity: try await self.authenticate(request))
+            return Response(status: .noContent)
+        }
+        videos.get("{id}/file") { request, context in
+            try await self.serveFile(request, id: try context.parameters.require("id"), thumbnail: false)
+        }
+        videos.get("{id}/thumbnail") { request, context in
+            try await self.serveFile(request, id: try context.parameters.require("id"), thumbnail: true)
+        }
+        let uploads = router.group("/v1/uploads")
+        uploads.get("{id}") { request, context in
+            let upload = try await self.videos.upload(try context.parameters.require("id"), identity: try await self.authenticate(request))
+            return try jsonResponse(["offset": self.videos.offset(upload)])
+        }
+        uploads.patch("{id}") { request, context in
+            let identity = try await self.authenticate(request)
+            guard let header = request.headers[.init("Upload-Offset")!], let offset = Int64(header) else {
+                throw GreenroomError(.invalidParameterValue, "the Upload-Offset header is required")
+            }
+            let reached = try await self.videos.append(try context.parameters.require("id"), at: offset, body: request.body, identity: identity)
+            return try jsonResponse(["offset": reached])
+        }
+        uploads.post("{id}/complete") { request, context in
+            try jsonResponse(try await self.videos.complete(try context.parameters.require("id"), identity: try await self.authenticate(request)))
+        }
+    }
+
+    /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
+    func serveFile(_ request: Request, id: String, thumbnail: Bool) async throws -> Response {
+        let (url, size) = try await videos.file(id, thumbnail: thumbnail, identity: try await authenticate(request))
+        var start: Int64 = 0
+        var end = size - 1
+        var status: HTTPResponse.Status = .ok
+        if let range = request.headers[.range] {
+            guard let parsed = Self.parseRange(range, size: size) else {
+                return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
+            }
+            (start, end) = parsed
+            status = .partialContent
+        }
+        let length = max(0, end - start + 1)
+        let first = start
+        var headers: HTTPFields = [.contentType: thumbnail ? "image/jpeg" : "video/mp4", .acceptRanges: "bytes", .contentLength: String(length)]
+        if status == .partialContent { headers[.contentRange] = "bytes \(first)-\(end)/\(size)" }
+        let body = ResponseBody(contentLength: Int(length)) { writer in
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            try handle.seek(toOffset: UInt64(first))
+            var remaining = length
+            while remaining > 0 {
+                let chunk = try handle.read(upToCount: Int(min(remaining, 64 * 1024))) ?? Data()
+                if chunk.isEmpty { break }
+                remaining -= Int64(chunk.count)
+                try await writer.write(ByteBuffer(data: chunk))
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`.
+    static func parseRange(_ header: String, size: Int64) -> (Int64, Int64)? {
+        guard header.hasPrefix("bytes="), !header.contains(","), size > 0 else { return nil }
+        let parts = header.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[0].isEmpty {
+            guard let suffix = Int64(parts[1]), suffix > 0 else { return nil }
+            return (max(0, size - suffix), size - 1)
+        }
+        guard let start = Int64(parts[0]), start < size else { return nil }
+        let end = parts[1].isEmpty ? size - 1 : min(Int64(parts[1]) ?? -1, size - 1)
+        return end >= start ? (start, end) : nil
+    }
+}
