@@ -80,13 +80,12 @@ extension ChatService {
     /// The reader's channels (and invitations), newest activity first.
     func list(_ args: ChannelListArgs, by reader: String) async throws -> Page<ChatChannel> {
         let limit = try Self.pageLimit(args.limit)
-        var query = RecordQuery(kind: ChannelRecord.recordKind, limit: limit + 1)
+        var query = RecordQuery(kind: ChannelRecord.recordKind)
         let tags = (args.includeInvitations ?? true) ? [ChatMemberState.joined.rawValue, ChatMemberState.invited.rawValue] : [ChatMemberState.joined.rawValue]
         query.via = (MembershipRecord.recordKind, reader, tags)
         query.descending = true
         query.after = try args.cursor.map(RecordCursor.decode)
-        let records = try await storage.list(ChannelRecord.self, query)
-        let page = Array(records.prefix(limit))
+        let (page, next) = try await storage.page(ChannelRecord.self, query, limit: limit)
         var memberships = RecordQuery(kind: MembershipRecord.recordKind, scope: reader, limit: limit)
         memberships.ids = page.map(\.recordId)
         let mine = Dictionary(uniqueKeysWithValues: try await storage.list(MembershipRecord.self, memberships).map { ($0.member.channelId, $0.member) })
@@ -95,7 +94,6 @@ extension ChatService {
             channel.membership = mine[channel.id]
             return channel
         }
-        let next = records.count > limit ? page.last.map { RecordCursor(sort: $0.recordSort, id: $0.recordId).encoded } : nil
         return Page(items: items, next: next)
     }
 

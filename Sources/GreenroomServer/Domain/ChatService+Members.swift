@@ -129,7 +129,7 @@ extension ChatService {
         let limit = try Self.pageLimit(args.limit)
         _ = try await Self.channel(storage, args.channelId)
         try await Self.requireJoined(storage, args.channelId, reader)
-        var query = RecordQuery(kind: MemberRecord.recordKind, scope: args.channelId.rawValue, limit: limit + 1)
+        var query = RecordQuery(kind: MemberRecord.recordKind, scope: args.channelId.rawValue)
         query.tags = switch args.filter ?? .all {
         case .all: MemberRecord.joinedTags
         case .operators: ["operator"]
@@ -137,9 +137,7 @@ extension ChatService {
         case .invited: ["invited"]
         }
         query.after = try args.cursor.map(RecordCursor.decode)
-        let records = try await storage.list(MemberRecord.self, query)
-        let page = Array(records.prefix(limit))
-        let next = records.count > limit ? page.last.map { RecordCursor(sort: 0, id: $0.recordId).encoded } : nil
+        let (page, next) = try await storage.page(MemberRecord.self, query, limit: limit)
         return Page(items: page.map(\.member), next: next)
     }
 

@@ -77,21 +77,19 @@ struct LiveEventService: Sendable {
     /// Live events, newest first, filtered by state, creator and ids.
     func list(_ args: LiveEventListArgs) async throws -> Page<LiveEventData> {
         let limit = try ChatService.pageLimit(args.limit)
-        var query = RecordQuery(kind: LiveEventRecord.recordKind, limit: limit + 1)
+        var query = RecordQuery(kind: LiveEventRecord.recordKind)
         query.descending = true
         query.tags = args.states?.map(\.rawValue)
         query.ids = args.ids
         if let creator = args.createdBy { query.via = (LiveEventByCreatorRecord.recordKind, creator, nil) }
         query.after = try args.cursor.map(RecordCursor.decode)
-        let records = try await storage.list(LiveEventRecord.self, query)
-        let page = Array(records.prefix(limit))
+        let (page, next) = try await storage.page(LiveEventRecord.self, query, limit: limit)
         var items: [LiveEventData] = []
         for record in page {
             var event = record.event
             event.participantCount = try await roster.entries(event.stream, role: Self.participantRole).count
             items.append(event)
         }
-        let next = records.count > limit ? page.last.map { RecordCursor(sort: $0.recordSort, id: $0.recordId).encoded } : nil
         return Page(items: items, next: next)
     }
 

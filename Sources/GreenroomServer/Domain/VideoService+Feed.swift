@@ -13,7 +13,7 @@ extension VideoService {
     func list(owner: String?, status: VideoStatus?, tag: String?, oldestFirst: Bool, limit: Int?, cursor: String?, identity: Identity) async throws -> VideoPage {
         try Self.require(identity, VideoScope.read)
         let limit = try ChatService.pageLimit(limit)
-        var query = RecordQuery(kind: VideoRecord.recordKind, limit: limit + 1)
+        var query = RecordQuery(kind: VideoRecord.recordKind)
         query.descending = !oldestFirst
         query.tags = status.map { [$0.rawValue] }
         if let tag {
@@ -26,9 +26,7 @@ extension VideoService {
         }
         let total = try await storage.countRecords(query)
         query.after = try cursor.map(RecordCursor.decode)
-        let records = try await storage.list(VideoRecord.self, query)
-        let page = Array(records.prefix(limit))
-        let next = records.count > limit ? page.last.map { RecordCursor(sort: $0.recordSort, id: $0.recordId).encoded } : nil
+        let (page, next) = try await storage.page(VideoRecord.self, query, limit: limit)
         return VideoPage(items: page.map(\.video), next: next, totalCount: total)
     }
 

@@ -178,6 +178,19 @@ extension RecordReading {
     }
 }
 
+extension RecordReading {
+    /// A page of typed records: `query` is read with room for one more than `limit`, which
+    /// only tells that more follow. - Returns: the page and the cursor of the next one.
+    func page<R: StoredRecord>(_ type: R.Type, _ query: RecordQuery, limit: Int) async throws -> (items: [R], next: String?) {
+        var query = query
+        query.limit = limit + 1
+        let records = try await list(type, query)
+        let items = Array(records.prefix(limit))
+        let next = records.count > limit ? items.last.map { RecordCursor(sort: $0.recordSort, id: $0.recordId).encoded } : nil
+        return (items, next)
+    }
+}
+
 extension StorageTransaction {
     /// Stores a typed record.
     func save(_ value: some StoredRecord) async throws {
