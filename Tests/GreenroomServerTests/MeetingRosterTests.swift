@@ -101,4 +101,33 @@ struct MeetingRosterTests {
             #expect(watching.participants.map(\.id) == ["watcher"])
         }
     }
+
+    @Test("the backend creates a meeting over REST; a participant leaves; a listener unsubscribes from a topic")
+    func backendLeaveAndUnsubscribe() async throws {
+        try await withServer { server in
+            let (status, created) = try await server.rest("POST", "/v1/meetings", body: ["meetingId": "town-hall"])
+            #expect(status == 201 && created["meetingId"]?.stringValue == "town-hall" && created["createdBy"]?.stringValue == "backend")
+            let (_, hall, watcher) = try await server.joined("w", meeting: "town-hall", as: "watcher", mode: .SIGNALLING_ONLY)
+            let (_, other, _) = try await server.joined("o", meeting: "town-hall", as: "other", mode: .SEND_AND_RECV)
+            let (fetched, body) = try await server.rest("GET", "/v1/meetings/town-hall")
+            #expect(fetched == 200 && body["participants"]?.arrayValue?.count == 2)
+
+            await hall.pubsub.subscribe(topic: "news", forListener: watcher)
+            try await other.pubsub.publish(topic: "news", message: "one")
+            try await watcher.wait("the first message") { $0.on("news").count == 1 }
+            await hall.pubsub.unsubscribe(topic: "news", forListener: watcher)
+            try await other.pubsub.publish(topic: "news", message: "two")
+            try await other.pubsub.publish(topic: "other", message: "marker")
+            await hall.pubsub.subscribe(topic: "other", forListener: watcher)
+            try await other.pubsub.publish(topic: "other", message: "after")
+            try await watcher.wait("a later message on another topic") { $0.on("other").map(\.message) == ["after"] }
+            #expect(await MainActor.run { watcher.on("news").map(\.message) } == ["one"])
+
+            try await other.leave()
+            try await watcher.wait("the other left") { $0.calls.contains("participantLeft:other") }
+            #expect(other.meetingState == .CLOSED)
+            #expect(hall.participants.map(\.id) == ["watcher"])
+            #expect(await refusal { try await other.pubsub.publish(topic: "news", message: "gone") } == .meetingNotJoined)
+        }
+    }
 }

@@ -2,6 +2,9 @@ import Foundation
 import Greenroom
 import GreenroomServer
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite("Video feed: uploads, processing with ffmpeg, notifications, playlists")
 struct VideoTests {
@@ -181,5 +184,52 @@ struct VideoTests {
             #expect(playlist.videos.map(\.id) == [fresh.id, ids[2], ids[0]])
             try? FileManager.default.removeItem(at: file)
         }
+    }
+
+    @Test("the size limit; a server without ffmpeg marks processing unavailable; the feed by owner and oldest first")
+    func limitsToolsAndFilters() async throws {
+        guard let tools = TestEnvironment.ffmpeg(for: "the video tests") else { return }
+        let file = try await Self.makeVideo(tools.ffmpeg, seconds: 1)
+        let bytes = try Data(contentsOf: file).count
+        try await withServer({ config in
+            config.ffprobePath = "/nonexistent/ffprobe"
+            config.ffmpegPath = "/nonexistent/ffmpeg"
+            config.videoMaxBytes = Int64(bytes)
+        }) { server in
+            let alice = try await session(server, "alice")
+            let bob = try await session(server, "bob")
+            let video = try await alice.upload(fileURL: file, title: "first").result()
+            try await eventually("processing gave up") { try await alice.video(id: video.id).status == .failed }
+            #expect(try await alice.video(id: video.id).failureReason?.contains("processing is unavailable") == true)
+            // Over the limit: refused when the size is declared, and when the bytes exceed it.
+            let big = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
+            try (try Data(contentsOf: file) + Data(count: 10)).write(to: big)
+            #expect(await refusal { _ = try await alice.upload(fileURL: big).result() } == .payloadTooLarge)
+            let token = try await server.token("alice", grants: Self.allScopes)
+            func send(_ method: String, _ path: String, _ body: Data, _ headers: [String: String] = [:]) async throws -> (Int, RawJSON) {
+                var request = URLRequest(url: URL(string: path, relativeTo: server.url)!)
+                request.httpMethod = method
+                request.httpBody = body
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+                let (data, status) = try await HTTPTransport.data(for: request)
+                return (status, (try? RawJSON(json: data)) ?? .nil)
+            }
+            let (created, ticket) = try await send("POST", "/v1/videos", Data(#"{"title":"sneaky"}"#.utf8), ["Content-Type": "application/json"])
+            #expect(created == 201)
+            let uploadId = try #require(ticket["uploadId"]?.stringValue)
+            let (tooBig, tooBigBody) = try await send("PATCH", "/v1/uploads/\(uploadId)", try Data(contentsOf: big), ["Upload-Offset": "0"])
+            #expect(tooBigBody["error"]?["name"]?.stringValue == "payloadTooLarge", "\(tooBig) \(tooBigBody)")
+            let (wrongOffset, wrongBody) = try await send("PATCH", "/v1/uploads/\(uploadId)", Data(count: 5), ["Upload-Offset": "999"])
+            #expect(wrongOffset == 409 && wrongBody["error"]?["name"]?.stringValue == "alreadyExists", "\(wrongOffset) \(wrongBody)")
+            let second = try await bob.upload(fileURL: file, title: "bob's").result()
+            let third = try await alice.upload(fileURL: file, title: "third").result()
+            let mine = try await bob.videos(owner: "alice", oldestFirst: true)
+            #expect(mine.items.map(\.title) == ["first", "sneaky", "third"] && mine.totalCount == 3)
+            #expect(try await bob.videos(owner: "bob").items.map(\.id) == [second.id])
+            #expect(try await bob.videos(limit: 2).items.map(\.id).first == third.id)
+            try? FileManager.default.removeItem(at: big)
+        }
+        try? FileManager.default.removeItem(at: file)
     }
 }
