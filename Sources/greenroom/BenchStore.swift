@@ -1,25 +1,38 @@
 import ArgumentParser
 import Foundation
-import GreenroomProtocol
+import Greenroom
 import Synchronization
 
-/// `greenroom bench store`: durable appends, acknowledged, with C in flight.
+/// `greenroom bench store`: chat messages sent and acknowledged (each stored durably before
+/// its reply), with C in flight.
 struct BenchStore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store",
-        abstract: "M events appended over REST with C in flight, each acknowledged once durable; appends per second.")
+        abstract: "M chat messages sent over WebSockets with C in flight, each acknowledged once stored; messages per second.")
 
-    @Option(help: "Events to append.") var messages: Int = 2000
-    @Option(help: "Appends in flight at once.") var concurrency: Int = 32
-    @Option(help: "Streams to spread them over.") var streams: Int = 8
+    @Option(help: "Messages to send.") var messages: Int = 2000
+    @Option(help: "Messages in flight at once.") var concurrency: Int = 32
+    @Option(help: "Channels (and senders) to spread them over.") var streams: Int = 8
     @OptionGroup var options: BenchOptions
 
     func run() async throws {
         guard messages > 0, concurrency > 0, streams > 0 else { throw ValidationError("sizes must be positive") }
         let target = try await BenchTarget.start(options)
         defer { target.stop() }
-        let prefix = "app:store-\(UUID().uuidString.prefix(8))"
-        BenchReport.progress("appending \(messages) events, \(concurrency) in flight, on \(options.database == nil && options.server == nil ? "SQLite" : "the given storage")")
+        let run = UUID().uuidString.prefix(8)
+        BenchReport.progress("sending \(messages) chat messages, \(concurrency) in flight, over \(streams) channels, on \(options.database == nil && options.server == nil ? "SQLite" : "the given storage")")
+        var controllers: [ChatChannelController] = []
+        var clients: [GreenroomClient] = []
+        for index in 0..<streams {
+            var config = ClientConfiguration(serverURL: target.baseURL)
+            config.commandTimeout = .seconds(120)
+            let client = GreenroomClient(configuration: config)
+            try await client.connect(token: try await target.token("sender-\(run)-\(index)"))
+            let channel = try await client.createChannel(id: ChannelId("bench-\(run)-\(index)"))
+            controllers.append(client.channelController(for: channel.id))
+            clients.append(client)
+        }
+        let senders = controllers
         let next = Tally()
         let failures = Tally()
         let start = Date()
@@ -29,22 +42,36 @@ struct BenchStore: AsyncParsableCommand {
                     while true {
                         let index = next.add()
                         guard index <= messages else { return }
-                        let status = try await target.post(
-                            "/v1/streams/\(prefix)-\(index % streams)/events",
-                            ["type": "message", "data": ["text": .string("message \(index)"), "n": .number(Double(index))], "idempotencyKey": .string("m\(index)")])
-                        if status != 201 { failures.add() }
+                        do {
+                            try await senders[index % senders.count].sendMessage(text: "message \(index)", extraData: ["n": .number(Double(index))],
+                                                                                        idempotencyKey: "m\(index)")
+                        } catch {
+                            failures.add()
+                        }
                     }
                 }
             }
             try await group.waitForAll()
         }
         let seconds = Date().timeIntervalSince(start)
+        var stored = 0
+        for sender in controllers {
+            // A fresh controller reads the history from the newest message back.
+            let controller = sender.client.channelController(for: sender.channelId)
+            var before: String?
+            repeat {
+                let page = try await controller.loadPreviousMessages(before: before, limit: 100)
+                stored += page.items.count
+                before = page.next
+            } while before != nil
+        }
+        for client in clients { await client.disconnect() }
         try BenchReport.figures([
             "bench": "store", "storage": .string(options.database == nil ? "sqlite" : "postgres"),
             "messages": .number(Double(messages)), "concurrency": .number(Double(concurrency)),
-            "failed": .number(Double(failures.value)), "seconds": BenchReport.rounded(seconds),
+            "failed": .number(Double(failures.value)), "stored": .number(Double(stored)), "seconds": BenchReport.rounded(seconds),
             "storedPerSecond": BenchReport.rounded(Double(messages) / seconds, 0),
         ])
-        if failures.value > 0 { throw ExitCode(2) }
+        if failures.value > 0 || stored != messages { throw ExitCode(2) }
     }
 }
