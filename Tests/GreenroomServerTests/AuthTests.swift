@@ -4,7 +4,7 @@ import GreenroomServer
 import Synchronization
 import Testing
 
-@Suite("Tokens and the WebSocket upgrade")
+@Suite("Tokens and the WebSocket upgrade", .timeLimit(.minutes(5)))
 struct AuthTests {
     /// A token whose header says `alg: none` and carries no signature.
     static func unsignedToken(user: String) -> String {

@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("The greenroom command")
+@Suite("The greenroom command", .timeLimit(.minutes(5)))
 struct CLITests {
     @Test("serve: flags, secret files of mode 0600, health, and a graceful stop on SIGTERM")
     func serve() async throws {

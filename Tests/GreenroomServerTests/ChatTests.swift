@@ -3,7 +3,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Chat: channels, members, invitations and messages")
+@Suite("Chat: channels, members, invitations and messages", .timeLimit(.minutes(5)))
 struct ChatTests {
     @Test("pending invitations: accepted and declined, with the events each side sees")
     func pendingInvitations() async throws {

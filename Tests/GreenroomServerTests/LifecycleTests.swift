@@ -4,7 +4,7 @@ import GreenroomServer
 import Synchronization
 import Testing
 
-@Suite("Slow consumers, graceful shutdown and restarts")
+@Suite("Slow consumers, graceful shutdown and restarts", .timeLimit(.minutes(5)))
 struct LifecycleTests {
     @Test("a client that stops reading is disconnected; 20 other subscribers receive everything")
     func slowConsumer() async throws {

@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Video feed: uploads, processing with ffmpeg, notifications, playlists")
+@Suite("Video feed: uploads, processing with ffmpeg, notifications, playlists", .timeLimit(.minutes(5)))
 struct VideoTests {
     static let allScopes = [VideoScope.read, VideoScope.create, VideoScope.edit, VideoScope.delete]
 
