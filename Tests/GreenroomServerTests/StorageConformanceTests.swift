@@ -156,7 +156,7 @@ struct StorageConformanceTests {
         }
     }
 
-    @Test("presence: put, replace, list, remove, renew by node, expire exactly once", arguments: Backend.allCases)
+    @Test("presence: put, replace, list, look up, count by prefix, remove, renew by node, expire exactly once", arguments: Backend.allCases)
     func presence(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, database in
             let now = Date(timeIntervalSince1970: 1_900_000_000)
@@ -171,6 +171,14 @@ struct StorageConformanceTests {
             #expect(listed.map(\.clientId) == ["c1", "c2"])
             #expect(listed.first?.data == ["mood": "great"])
             #expect(try await storage.presence(stream: "app:none").isEmpty)
+            #expect(try await storage.presenceEntry(stream: "app:p", clientId: "c2")?.node == "n2")
+            #expect(try await storage.presenceEntry(stream: "app:p", clientId: "c3") == nil)
+            #expect(try await storage.putPresence(entry("x_1", node: "n1", expires: 10)))
+            #expect(try await storage.presenceCount(stream: "app:p", clientIdPrefix: "c") == 2)
+            #expect(try await storage.presenceCount(stream: "app:p", clientIdPrefix: "x_") == 1)
+            #expect(try await storage.presenceCount(stream: "app:p", clientIdPrefix: "") == 3)
+            #expect(try await storage.presenceCount(stream: "app:p", clientIdPrefix: "%") == 0)
+            _ = try await storage.removePresence(stream: "app:p", clientId: "x_1")
 
             try await storage.renewPresence(node: "n1", until: now.addingTimeInterval(100))
             // n2 stopped renewing: its entry expires; taking it twice yields it once.

@@ -28,7 +28,7 @@ extension LiveEventService: RosterOwner {
                     record.event.cumulativeParticipantCount += 1
                     changed = true
                 }
-                let inside = try await roster.entries(record.event.stream, role: Self.participantRole).count
+                let inside = try await participantCount(record.event.stream)
                 if inside > record.event.peakParticipantCount {
                     record.event.peakParticipantCount = inside
                     changed = true

@@ -66,8 +66,13 @@ struct LiveEventService: Sendable {
     /// The event with its participant count read from the roster (exact at this moment).
     func current(_ id: String) async throws -> LiveEventData {
         var event = try await Self.load(storage, id).event
-        event.participantCount = try await roster.entries(event.stream, role: Self.participantRole).count
+        event.participantCount = try await participantCount(event.stream)
         return event
+    }
+
+    /// How many participants are inside (counted in storage, whichever node holds them).
+    func participantCount(_ stream: String) async throws -> Int {
+        try await storage.presenceCount(stream: stream, clientIdPrefix: Self.participantKey(""))
     }
 
     func get(_ id: String) async throws -> LiveEventData {
@@ -87,7 +92,7 @@ struct LiveEventService: Sendable {
         var items: [LiveEventData] = []
         for record in page {
             var event = record.event
-            event.participantCount = try await roster.entries(event.stream, role: Self.participantRole).count
+            event.participantCount = try await participantCount(event.stream)
             items.append(event)
         }
         return Page(items: items, next: next)

@@ -32,7 +32,7 @@ extension MeetingService: RosterOwner {
         if let existing, existing.userId != identity.userId {
             throw GreenroomError(.participantIdTaken, "participant \(args.participantId) belongs to another user")
         }
-        if existing == nil, try await participants(args.meetingId).count >= participantLimit {
+        if existing == nil, try await storage.presenceCount(stream: stream, clientIdPrefix: Self.key("")) >= participantLimit {
             throw GreenroomError(.maxParticipantsReached, "meeting \(args.meetingId) has \(participantLimit) participants")
         }
         let media = args.mode == .SEND_AND_RECV

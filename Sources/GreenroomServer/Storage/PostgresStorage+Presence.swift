@@ -31,6 +31,13 @@ extension PostgresStorage {
         return try rows.first.map(Self.decodePresence)
     }
 
+    /// How many entries of a stream have a client id starting with `prefix`.
+    public func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+        let rows = try await fetch(
+            "SELECT COUNT(*) FROM presence WHERE stream = \(stream) AND left(client_id, \(prefix.count)::INT) = \(prefix)")
+        return try rows.first?.decode(Int.self) ?? 0
+    }
+
     /// Removes a client's presence on a stream.
     public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
         let rows = try await fetch(

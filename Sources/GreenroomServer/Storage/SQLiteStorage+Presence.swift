@@ -43,6 +43,14 @@ extension SQLiteStorage {
         return try rows.first.map(Self.decodePresence)
     }
 
+    /// How many entries of a stream have a client id starting with `prefix`.
+    public func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+        let rows = try await reader.query(
+            "SELECT COUNT(*) AS n FROM presence WHERE stream = ? AND substr(client_id, 1, ?) = ?",
+            [.text(stream), .integer(prefix.utf8.count), .text(prefix)])
+        return rows.first?.column("n")?.integer ?? 0
+    }
+
     /// Everyone present on a stream.
     public func presence(stream: String) async throws -> [PresenceEntry] {
         let rows = try await reader.query(

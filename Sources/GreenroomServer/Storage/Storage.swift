@@ -89,6 +89,8 @@ public protocol GreenroomStorage: RecordReading {
     func removePresence(stream: String, clientId: String) async throws -> PresenceEntry?
     /// One client's presence on a stream, if any.
     func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry?
+    /// How many entries of a stream have a client id starting with `prefix`.
+    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int
     /// Everyone present on a stream, by join time.
     func presence(stream: String) async throws -> [PresenceEntry]
     /// Extends every entry held by `node` to `until`.
