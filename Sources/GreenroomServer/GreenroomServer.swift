@@ -121,7 +121,8 @@ public final class GreenroomServer: Sendable {
                 .init(service: PresenceService(core: core)),
                 .init(service: LiveEventCountService(core: core)),
                 .init(service: core.videoProcessor),
-                .init(service: app),
+                .init(service: BoundedShutdown(
+                    inner: app, grace: .seconds(max(configuration.shutdownGrace, 1)), what: "the HTTP server", logger: logger)),
                 .init(service: ConnectionDrainService(core: core)),
             ],
             gracefulShutdownSignals: signals,

@@ -100,6 +100,11 @@ final class ServerCore: Sendable {
         if let error = error as? DecodingError {
             return GreenroomError(.invalidParameterValue, CommandRouter.describe(error))
         }
+        if error is CancellationError {
+            // A request cut short by a shutdown: expected, and the client will retry.
+            logger.debug("request cancelled by the shutdown")
+            return GreenroomError(.internalError, "the server is shutting down; try again")
+        }
         logger.error("unexpected error: \(error)")
         return GreenroomError(.internalError, "the server failed; try again")
     }

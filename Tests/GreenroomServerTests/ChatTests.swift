@@ -96,11 +96,11 @@ struct ChatTests {
         try await withServer { server in
             let alice = try await server.client("alice")
             let gate = Locked(false)
-            let bob = GreenroomClient(configuration: {
+            let bob = server.track(GreenroomClient(configuration: {
                 var config = ClientConfiguration(serverURL: server.url)
                 config.initialReconnectDelay = .milliseconds(50)
                 return config
-            }())
+            }()))
             let token = try await server.token("bob")
             // The provider holds bob offline until the gate opens.
             try await bob.connect(token: token) {

@@ -132,4 +132,27 @@ struct LifecycleTests {
         await client.disconnect()
         try await second.shutdown()
     }
+
+    @Test("a client holding a half-sent request or an idle connection does not keep the server from stopping")
+    func shutdownWithStuckClients() async throws {
+        let server = try await TestServer.start { $0.shutdownGrace = 1 }
+        // Headers that promise 1,000 bytes of body, then 10 of them, then nothing.
+        let half = try RawSocket(port: server.port)
+        try half.write(Array("POST /v1/users HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer \(server.apiKey)\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"id\": \"x".utf8))
+        // Only the request line: the headers never end.
+        let partial = try RawSocket(port: server.port)
+        try partial.write(Array("GET /health HTTP/1.1\r\nHost: local".utf8))
+        // A keep-alive connection that asked once and stays.
+        let idle = try RawSocket(port: server.port)
+        try idle.write(Array("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        try await withTimeout(.seconds(30), "the shutdown") { try await server.shutdown() }
+        let took = ContinuousClock.now - started
+        // Bounded by the drain grace and the HTTP grace (1 s each), not by the clients.
+        #expect(took < .seconds(20), "took \(took)")
+        #expect(try await half.readUntilEOF(timeout: .seconds(5)))
+        #expect(try await partial.readUntilEOF(timeout: .seconds(5)))
+        #expect(try await idle.readUntilEOF(timeout: .seconds(5)))
+    }
 }

@@ -12,11 +12,11 @@ struct MeetingTests {
             let (_, aMeeting, a) = try await server.joined("auser", meeting: "show", as: "viewerA", mode: .SIGNALLING_ONLY)
             // B is held offline (its token provider waits) whenever the test cuts it.
             let gate = Locked(true)
-            let bClient = GreenroomClient(configuration: {
+            let bClient = server.track(GreenroomClient(configuration: {
                 var config = ClientConfiguration(serverURL: server.url)
                 config.initialReconnectDelay = .milliseconds(50)
                 return config
-            }())
+            }()))
             try await bClient.connect(token: try await server.token("buser")) {
                 while !gate.value { try await Task.sleep(for: .milliseconds(20)) }
                 return try await server.token("buser")

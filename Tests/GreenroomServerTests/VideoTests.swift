@@ -35,7 +35,7 @@ struct VideoTests {
     func session(_ server: TestServer, _ user: String, scopes: [String] = VideoTests.allScopes, url: URL? = nil) async throws -> VideoSession {
         var config = ClientConfiguration(serverURL: url ?? server.url)
         config.initialReconnectDelay = .milliseconds(50)
-        let session = VideoSession(client: GreenroomClient(configuration: config), notificationCenter: NotificationCenter())
+        let session = VideoSession(client: server.track(GreenroomClient(configuration: config)), notificationCenter: NotificationCenter())
         try await session.start(token: try await server.token(user, grants: scopes))
         return session
     }

@@ -47,7 +47,8 @@ public struct ServerConfiguration: Sendable {
     public var meetingParticipantLimit: Int = 1_000
     /// How many members (joined and invited) a chat channel may have (`GREENROOM_CHANNEL_MEMBER_LIMIT`, default 100).
     public var channelMemberLimit: Int = Limits.defaultChannelMemberLimit
-    /// How long graceful shutdown waits for clients to close (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
+    /// How long graceful shutdown waits for WebSocket clients to close, and then for HTTP
+    /// requests to finish; what remains after each wait is cut (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
     public var shutdownGrace: TimeInterval = 5
 
     /// The default configuration.

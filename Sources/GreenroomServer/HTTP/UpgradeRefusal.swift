@@ -80,8 +80,16 @@ struct GreenroomChildChannel: ServerChildChannel {
         return inner.setup(channel: channel, logger: logger)
     }
 
+    /// Handles the connection; when the server cancels it (a shutdown that ran past its
+    /// grace), closes the channel, which also ends a connection still waiting for the end
+    /// of its first request's headers (the upgrade negotiation does not see cancellation).
     func handle(value: Value, logger: Logger) async {
-        await inner.handle(value: value, logger: logger)
+        let channel = value.channel
+        await withTaskCancellationHandler {
+            await inner.handle(value: value, logger: logger)
+        } onCancel: {
+            channel.close(promise: nil)
+        }
     }
 }
 

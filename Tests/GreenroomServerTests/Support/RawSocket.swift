@@ -177,4 +177,15 @@ final class RawSocket: @unchecked Sendable {
         }
         throw Failure(description: "the server did not close the connection")
     }
+
+    /// Reads and discards until the server closes the connection; false when it stays open
+    /// for `timeout`.
+    func readUntilEOF(timeout: Duration) async throws -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            guard let bytes = readAvailable() else { return true }
+            if bytes.isEmpty { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        return false
+    }
 }

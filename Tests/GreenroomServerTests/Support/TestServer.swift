@@ -12,6 +12,9 @@ import FoundationNetworking
 struct TestServer {
     let server: GreenroomServer
     let dataDirectory: String
+    /// The SDK clients made for this server, disconnected by ``withServer(_:_:)`` at the end
+    /// so that they do not go on reconnecting to a server that is gone.
+    let clients = Locked<[GreenroomClient]>([])
 
     var port: Int { server.port }
     var url: URL { server.baseURL }
@@ -47,7 +50,7 @@ struct TestServer {
         // Tests check behaviour, not speed: a loaded machine must not fail them.
         config.commandTimeout = .seconds(60)
         configure(&config)
-        let client = GreenroomClient(configuration: config)
+        let client = track(GreenroomClient(configuration: config))
         try await client.connect(token: try await token(user, grants: grants))
         return client
     }
@@ -67,6 +70,24 @@ struct TestServer {
         return (status, json)
     }
 
+    /// Remembers `client` for ``disconnectClients()``.
+    @discardableResult
+    func track(_ client: GreenroomClient) -> GreenroomClient {
+        clients.withLock { $0.append(client) }
+        return client
+    }
+
+    /// Disconnects every tracked client.
+    func disconnectClients() async {
+        let all = clients.withLock { list in
+            defer { list = [] }
+            return list
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for client in all { group.addTask { await client.disconnect() } }
+        }
+    }
+
     func shutdown() async throws {
         try await server.shutdown()
     }
@@ -78,9 +99,11 @@ func withServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, 
         let server = try await TestServer.start(configure)
         do {
             let result = try await body(server)
+            await server.disconnectClients()
             try await server.shutdown()
             return result
         } catch {
+            await server.disconnectClients()
             try? await server.shutdown()
             throw error
         }
@@ -153,7 +176,7 @@ enum HeavyTests {
 
     /// Runs `body` with the machine to itself.
     static func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        await turns.acquire(exclusive: true)
+        try await turns.acquire(exclusive: true)
         do {
             let value = try await $inside.withValue(true) { try await body() }
             await turns.release(exclusive: true)
@@ -167,7 +190,7 @@ enum HeavyTests {
     /// Runs a light test's `body` beside other light tests.
     static func shared<T>(_ body: () async throws -> T) async throws -> T {
         if inside { return try await body() }
-        await turns.acquire(exclusive: false)
+        try await turns.acquire(exclusive: false)
         do {
             let value = try await body()
             await turns.release(exclusive: false)
@@ -179,22 +202,52 @@ enum HeavyTests {
     }
 }
 
-/// A first-come, first-served readers-writer lock for async code.
+/// A first-come, first-served readers-writer lock for async code. A waiter whose task is
+/// cancelled (a test past its time limit) leaves the queue with `CancellationError`, so one
+/// stuck test fails alone instead of holding up every test queued behind it.
 actor TurnLock {
+    private struct Waiter {
+        let id: Int
+        let exclusive: Bool
+        let continuation: CheckedContinuation<Void, any Error>
+    }
     private var sharedHolders = 0
     private var exclusiveHeld = false
-    private var waiters: [(exclusive: Bool, continuation: CheckedContinuation<Void, Never>)] = []
+    private var waiters: [Waiter] = []
+    private var nextId = 0
 
-    func acquire(exclusive: Bool) async {
+    func acquire(exclusive: Bool) async throws {
         if waiters.isEmpty && canGo(exclusive) {
             take(exclusive)
             return
         }
-        await withCheckedContinuation { waiters.append((exclusive, $0)) }
+        nextId += 1
+        let id = nextId
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                } else {
+                    waiters.append(Waiter(id: id, exclusive: exclusive, continuation: continuation))
+                }
+            }
+        } onCancel: {
+            Task { await self.abandon(id) }
+        }
     }
 
     func release(exclusive: Bool) {
         if exclusive { exclusiveHeld = false } else { sharedHolders -= 1 }
+        admitWaiters()
+    }
+
+    private func abandon(_ id: Int) {
+        guard let index = waiters.firstIndex(where: { $0.id == id }) else { return }
+        waiters.remove(at: index).continuation.resume(throwing: CancellationError())
+        admitWaiters()
+    }
+
+    private func admitWaiters() {
         while let first = waiters.first, canGo(first.exclusive) {
             waiters.removeFirst()
             take(first.exclusive)
