@@ -28,9 +28,12 @@ final class EventHub: Sendable {
         var targets = subscribers.withLock { all in all[event.stream].map { Array($0.values) } ?? [] }
         if let audience = event.audience { targets.removeAll { !audience.contains($0.identity.userId) } }
         guard !targets.isEmpty, let frame = try? Self.encode(event) else { return }
-        for connection in targets {
-            connection.deliver(stream: event.stream, offset: event.offset, frame: frame)
+        var toDrain: [ClientConnection] = []
+        toDrain.reserveCapacity(targets.count)
+        for connection in targets where connection.deliver(stream: event.stream, offset: event.offset, frame: frame) {
+            toDrain.append(connection)
         }
+        ClientConnection.scheduleDrains(toDrain)
         metrics.eventsDelivered(targets.count)
         if let revoked = ReadRevocation.of(event) {
             for connection in targets where revoked.applies(to: connection.identity.userId) {

@@ -7,9 +7,12 @@ import Synchronization
 
 /// One client's WebSocket: its identity, its subscriptions and its bounded outbound queue.
 ///
-/// Deliveries from the hub and replies from commands are queued here without awaiting; a
-/// writer task drains the queue to the socket. A client that lets the queue fill up is
-/// disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down.
+/// Deliveries from the hub and replies from commands are queued here without awaiting, and
+/// drained to the socket on the channel's event loop: one hop per event loop for all the
+/// connections an event reaches (``scheduleDrains(_:)``), no task wake-up per delivery. While
+/// the socket is not writable the frames wait in the queue; a client that lets the queue
+/// fill up is disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down.
+/// A writer task only sends the close frame, after what was queued before it.
 final class ClientConnection: Sendable {
     enum Subscription {
         /// Replaying from the log; live events wait here until the replay is done.
@@ -25,6 +28,9 @@ final class ClientConnection: Sendable {
         /// Roster entries this connection holds: stream → keys.
         var roster: [String: Set<String>] = [:]
         var waiter: CheckedContinuation<Void, Never>?
+        /// A drain is scheduled on the event loop (or running); set when the queue gains a
+        /// frame, cleared by the drain that finds it empty.
+        var drainScheduled = false
         var closeRequest: (code: WebSocketErrorCode, reason: String)?
         var finished = false
     }
@@ -50,51 +56,122 @@ final class ClientConnection: Sendable {
 
     /// Queues a reply or other frame; counts against the queue limit.
     func send(_ frame: ByteBuffer) {
-        let waiter = state.withLock { state in enqueue(frame, into: &state) }
-        waiter?.resume()
+        let action = state.withLock { state in enqueue(frame, into: &state) }
+        perform(action)
     }
 
     /// Queues replayed events; they do not count against the limit (the log bounds them).
     func sendReplay(_ frames: [ByteBuffer]) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.finished, state.closeRequest == nil else { return nil }
+        let action = state.withLock { state -> Action in
+            guard !state.finished, state.closeRequest == nil else { return .none }
             state.queue.append(contentsOf: frames)
-            return takeWaiter(&state)
+            return needsDrain(&state)
         }
-        waiter?.resume()
+        perform(action)
     }
 
-    /// Delivers a live event of `stream`: written now when the subscription is live,
+    /// Delivers a live event of `stream`: queued now when the subscription is live,
     /// buffered while it replays, dropped when it was already delivered or not subscribed.
-    func deliver(stream: String, offset: UInt64, frame: ByteBuffer) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+    /// Returns whether the connection needs a drain, which the caller schedules with
+    /// ``scheduleDrains(_:)`` together with the other connections it delivered to.
+    func deliver(stream: String, offset: UInt64, frame: ByteBuffer) -> Bool {
+        let action = state.withLock { state -> Action in
             switch state.subscriptions[stream] {
             case .none:
-                return nil
+                return .none
             case .replaying(var buffered):
                 buffered.append((offset, frame))
                 state.subscriptions[stream] = .replaying(buffered: buffered)
-                return nil
+                return .none
             case .live(let last):
-                guard offset > last else { return nil }
+                guard offset > last else { return .none }
                 state.subscriptions[stream] = .live(last: offset)
                 return enqueue(frame, into: &state)
             }
         }
-        waiter?.resume()
+        switch action {
+        case .drain: return true
+        case .none: return false
+        case .wake: perform(action); return false
+        }
     }
 
-    private func enqueue(_ frame: ByteBuffer, into state: inout State) -> CheckedContinuation<Void, Never>? {
-        guard !state.finished, state.closeRequest == nil else { return nil }
+    /// Schedules the drain of each connection on its event loop: one hop per event loop.
+    static func scheduleDrains(_ connections: [ClientConnection]) {
+        guard !connections.isEmpty else { return }
+        var byLoop: [ObjectIdentifier: (loop: any EventLoop, connections: [ClientConnection])] = [:]
+        for connection in connections {
+            let loop = connection.channel.eventLoop
+            byLoop[ObjectIdentifier(loop), default: (loop, [])].connections.append(connection)
+        }
+        for (_, group) in byLoop {
+            let targets = group.connections
+            group.loop.execute {
+                for connection in targets { connection.drainOnLoop() }
+            }
+        }
+    }
+
+    /// What a queue change asks for once the lock is released.
+    private enum Action {
+        case none
+        /// Schedule a drain on the event loop.
+        case drain
+        /// Wake the writer task (a close was requested).
+        case wake(CheckedContinuation<Void, Never>?)
+    }
+
+    private func perform(_ action: Action) {
+        switch action {
+        case .none: break
+        case .drain: channel.eventLoop.execute { self.drainOnLoop() }
+        case .wake(let waiter): waiter?.resume()
+        }
+    }
+
+    private func enqueue(_ frame: ByteBuffer, into state: inout State) -> Action {
+        guard !state.finished, state.closeRequest == nil else { return .none }
         if state.queue.count >= limit {
             state.queue.removeAll()
             state.closeRequest = (WebSocketErrorCode(codeNumber: CloseCode.slowConsumer.rawValue), "slow consumer: reconnect and resume")
             metrics.outboundDrop()
             forceCloseSoon()
-            return takeWaiter(&state)
+            return .wake(takeWaiter(&state))
         }
         state.queue.append(frame)
-        return takeWaiter(&state)
+        return needsDrain(&state)
+    }
+
+    private func needsDrain(_ state: inout State) -> Action {
+        if state.drainScheduled { return .none }
+        state.drainScheduled = true
+        return .drain
+    }
+
+    /// On the event loop: writes queued frames while the socket takes them, flushing each
+    /// batch. When the socket is full it looks again shortly; the queue keeps the rest.
+    private func drainOnLoop() {
+        while channel.isWritable {
+            let batch = state.withLock { state -> [ByteBuffer] in
+                if state.finished || state.queue.isEmpty {
+                    state.drainScheduled = false
+                    return []
+                }
+                let frames = Array(state.queue)
+                state.queue.removeAll(keepingCapacity: true)
+                return frames
+            }
+            if batch.isEmpty { return }
+            for frame in batch {
+                channel.write(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
+            }
+            channel.flush()
+        }
+        guard channel.isActive else {
+            state.withLock { $0.drainScheduled = false }
+            return
+        }
+        channel.eventLoop.scheduleTask(in: .milliseconds(5)) { self.drainOnLoop() }
     }
 
     private func takeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
@@ -122,18 +199,22 @@ final class ClientConnection: Sendable {
 
     /// Ends the replay: queues buffered live events after `last`, then goes live.
     func goLive(_ stream: String, after last: UInt64) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard case .replaying(let buffered) = state.subscriptions[stream] else { return nil }
+        let action = state.withLock { state -> Action in
+            guard case .replaying(let buffered) = state.subscriptions[stream] else { return .none }
             var last = last
-            var waiter: CheckedContinuation<Void, Never>?
+            var action = Action.none
             for item in buffered where item.offset > last {
                 last = item.offset
-                waiter = enqueue(item.frame, into: &state) ?? waiter
+                switch enqueue(item.frame, into: &state) {
+                case .none: break
+                case .drain: if case .none = action { action = .drain }
+                case .wake(let waiter): action = .wake(waiter)
+                }
             }
             state.subscriptions[stream] = .live(last: last)
-            return waiter ?? takeWaiter(&state)
+            return action
         }
-        waiter?.resume()
+        perform(action)
     }
 
     /// Forgets a subscription; returns whether there was one.
@@ -194,7 +275,6 @@ final class ClientConnection: Sendable {
     }
 
     private enum Next {
-        case frames([ByteBuffer])
         case close(WebSocketErrorCode, String)
         case stop
     }
@@ -203,18 +283,13 @@ final class ClientConnection: Sendable {
         while true {
             let taken = state.withLock { state -> Next? in
                 if state.finished { return .stop }
-                if !state.queue.isEmpty {
-                    let frames = Array(state.queue)
-                    state.queue.removeAll(keepingCapacity: true)
-                    return .frames(frames)
-                }
                 if let close = state.closeRequest { return .close(close.code, close.reason) }
                 return nil
             }
             if let taken { return taken }
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let ready = state.withLock { state -> Bool in
-                    if state.finished || !state.queue.isEmpty || state.closeRequest != nil { return true }
+                    if state.finished || state.closeRequest != nil { return true }
                     state.waiter = continuation
                     return false
                 }
@@ -223,24 +298,27 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// Writes queued frames until a close is requested (returns after sending the close
-    /// frame) or the connection finishes.
+    /// Whether frames queued before the close request are still on their way to the socket.
+    private var draining: Bool {
+        state.withLock { !$0.finished && ($0.drainScheduled || !$0.queue.isEmpty) }
+    }
+
+    /// Waits for a close request, lets the frames queued before it reach the socket (for a
+    /// few seconds at most: a slow consumer's queue was already dropped), then sends the
+    /// close frame; returns then, or when the connection finishes.
     func runWriter(_ outbound: WebSocketOutboundWriter) async throws {
-        while true {
-            switch await next() {
-            case .frames(let frames):
-                for frame in frames {
-                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: frame)))
-                }
-            case .close(let code, let reason):
-                // A peer that never answers the close frame is cut off after a while.
-                let channel = self.channel
-                channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
-                try await outbound.close(code, reason: reason)
-                return
-            case .stop:
-                return
+        switch await next() {
+        case .close(let code, let reason):
+            let deadline = ContinuousClock.now + .seconds(3)
+            while draining, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
             }
+            // A peer that never answers the close frame is cut off after a while.
+            let channel = self.channel
+            channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+            try await outbound.close(code, reason: reason)
+        case .stop:
+            return
         }
     }
 }
