@@ -104,7 +104,9 @@ public final class GreenroomServer: Sendable {
                     autoPing: .enabled(timePeriod: .seconds(configuration.heartbeatInterval)),
                     closeTimeout: .seconds(5))),
                 refusals: core.upgradeRefusals),
-            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Greenroom"),
+            // A deep accept queue: after a restart every client reconnects at once, and a SYN
+            // dropped from a full queue is retried only a second or more later.
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Greenroom", backlog: 4096),
             onServerRunning: { channel in
                 portContinuation.yield(channel.localAddress?.port ?? configuration.port)
                 portContinuation.finish()

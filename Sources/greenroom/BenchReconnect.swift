@@ -45,25 +45,21 @@ struct BenchReconnect: AsyncParsableCommand {
         BenchReport.progress("publishing \(events) events at \(rate)/s; cutting every connection halfway")
         let start = Date()
         var cutAt: Date?
+        var watcher: Task<Double?, Never>?
         for index in 1...events {
             let due = start.addingTimeInterval(Double(index - 1) / rate)
             if due.timeIntervalSinceNow > 0 { try await Task.sleep(for: .seconds(due.timeIntervalSinceNow)) }
             try await target.post("/v1/streams/\(stream)/events", ["type": "bench", "data": .number(Double(index))])
             if index == events / 2 {
                 try await target.post("/v1/connections/disconnect", ["cut": true])
-                cutAt = Date()
+                let cut = Date()
+                cutAt = cut
+                watcher = Task { await Self.timeUntilAllConnected(sdkClients, since: cut) }
             }
         }
-        // Time until every client is connected again (resubscribed).
-        var resumedAfter: Double?
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline {
-            if sdkClients.allSatisfy({ $0.connectionState == .connected }) {
-                resumedAfter = Date().timeIntervalSince(cutAt ?? start)
-                break
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        // Time from the cut until every client was connected (and resubscribed) again,
+        // watched while the rest of the events were published.
+        let resumedAfter = await watcher?.value
         var lost = 0, duplicates = 0, unordered = 0
         for collector in collectors {
             let received = await withTaskGroup(of: [UInt64]?.self) { group in
@@ -87,5 +83,24 @@ struct BenchReconnect: AsyncParsableCommand {
             "lost": .number(Double(lost)), "duplicates": .number(Double(duplicates)), "outOfOrder": .number(Double(unordered)),
         ])
         if lost > 0 || duplicates > 0 || resumedAfter == nil { throw ExitCode(2) }
+    }
+
+    /// Seconds after `cut` until every client is connected again (nil after two minutes);
+    /// prints how many are back each second.
+    static func timeUntilAllConnected(_ clients: [GreenroomClient], since cut: Date) async -> Double? {
+        var lastReport = Date()
+        var noticed = false
+        while Date().timeIntervalSince(cut) < 120 {
+            let connected = clients.count { $0.connectionState == .connected }
+            // Count only once the clients have noticed the cut.
+            if connected < clients.count || Date().timeIntervalSince(cut) > 5 { noticed = true }
+            if noticed, connected == clients.count { return Date().timeIntervalSince(cut) }
+            if Date().timeIntervalSince(lastReport) >= 1 {
+                lastReport = Date()
+                BenchReport.progress("\(connected) of \(clients.count) connected again after \(String(format: "%.1f", Date().timeIntervalSince(cut))) s")
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
     }
 }
