@@ -12,7 +12,7 @@ import Synchronization
 /// connections an event reaches (``scheduleDrains(_:)``), no task wake-up per delivery. While
 /// the socket is not writable the frames wait in the queue; a client that lets the queue
 /// fill up is disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down.
-/// A writer task only sends the close frame, after what was queued before it.
+/// A close is sent by a short-lived task, after what was queued before it.
 final class ClientConnection: Sendable {
     enum Subscription {
         /// Replaying from the log; live events wait here until the replay is done.
@@ -27,7 +27,8 @@ final class ClientConnection: Sendable {
         var presence: Set<String> = []
         /// Roster entries this connection holds: stream → keys.
         var roster: [String: Set<String>] = [:]
-        var waiter: CheckedContinuation<Void, Never>?
+        /// The socket's writer, for the close frame (set when the session starts).
+        var outbound: WebSocketOutboundWriter?
         /// A drain is scheduled on the event loop (or running); set when the queue gains a
         /// frame, cleared by the drain that finds it empty.
         var drainScheduled = false
@@ -92,7 +93,7 @@ final class ClientConnection: Sendable {
         switch action {
         case .drain: return true
         case .none: return false
-        case .wake: perform(action); return false
+        case .close: perform(action); return false
         }
     }
 
@@ -117,15 +118,15 @@ final class ClientConnection: Sendable {
         case none
         /// Schedule a drain on the event loop.
         case drain
-        /// Wake the writer task (a close was requested).
-        case wake(CheckedContinuation<Void, Never>?)
+        /// Send the close frame that was just requested.
+        case close(WebSocketOutboundWriter?)
     }
 
     private func perform(_ action: Action) {
         switch action {
         case .none: break
         case .drain: channel.eventLoop.execute { self.drainOnLoop() }
-        case .wake(let waiter): waiter?.resume()
+        case .close(let outbound): startClose(outbound)
         }
     }
 
@@ -136,7 +137,7 @@ final class ClientConnection: Sendable {
             state.closeRequest = (WebSocketErrorCode(codeNumber: CloseCode.slowConsumer.rawValue), "slow consumer: reconnect and resume")
             metrics.outboundDrop()
             forceCloseSoon()
-            return .wake(takeWaiter(&state))
+            return .close(state.outbound)
         }
         state.queue.append(frame)
         return needsDrain(&state)
@@ -174,11 +175,6 @@ final class ClientConnection: Sendable {
         channel.eventLoop.scheduleTask(in: .milliseconds(5)) { self.drainOnLoop() }
     }
 
-    private func takeWaiter(_ state: inout State) -> CheckedContinuation<Void, Never>? {
-        defer { state.waiter = nil }
-        return state.waiter
-    }
-
     /// A slow reader may never drain what is already in the socket, so the writer could
     /// wait forever for room to write the close frame: close the socket shortly after.
     private func forceCloseSoon() {
@@ -208,7 +204,7 @@ final class ClientConnection: Sendable {
                 switch enqueue(item.frame, into: &state) {
                 case .none: break
                 case .drain: if case .none = action { action = .drain }
-                case .wake(let waiter): action = .wake(waiter)
+                case .close(let outbound): action = .close(outbound)
                 }
             }
             state.subscriptions[stream] = .live(last: last)
@@ -248,14 +244,24 @@ final class ClientConnection: Sendable {
 
     // MARK: Closing and writing
 
-    /// Asks the writer to send a close frame with `code` after what is queued.
-    func requestClose(_ code: CloseCode, reason: String) {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard !state.finished, state.closeRequest == nil else { return nil }
-            state.closeRequest = (WebSocketErrorCode(codeNumber: code.rawValue), reason)
-            return takeWaiter(&state)
+    /// Gives the connection its socket's writer, which close frames go through; a close
+    /// requested before is sent now.
+    func attach(_ outbound: WebSocketOutboundWriter) {
+        let pending = state.withLock { state -> Bool in
+            state.outbound = outbound
+            return state.closeRequest != nil
         }
-        waiter?.resume()
+        if pending { startClose(outbound) }
+    }
+
+    /// Sends a close frame with `code` after what is queued.
+    func requestClose(_ code: CloseCode, reason: String) {
+        let action = state.withLock { state -> Action in
+            guard !state.finished, state.closeRequest == nil else { return .none }
+            state.closeRequest = (WebSocketErrorCode(codeNumber: code.rawValue), reason)
+            return .close(state.outbound)
+        }
+        perform(action)
     }
 
     /// Cuts the connection without a close frame, as a failing network would.
@@ -263,38 +269,13 @@ final class ClientConnection: Sendable {
         channel.close(promise: nil)
     }
 
-    /// Marks the connection finished (the client went away); the writer stops.
+    /// Marks the connection finished (the client went away): nothing more is written.
     func finish() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        state.withLock { state in
             state.finished = true
             state.queue.removeAll()
             state.subscriptions.removeAll()
-            return takeWaiter(&state)
-        }
-        waiter?.resume()
-    }
-
-    private enum Next {
-        case close(WebSocketErrorCode, String)
-        case stop
-    }
-
-    private func next() async -> Next {
-        while true {
-            let taken = state.withLock { state -> Next? in
-                if state.finished { return .stop }
-                if let close = state.closeRequest { return .close(close.code, close.reason) }
-                return nil
-            }
-            if let taken { return taken }
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let ready = state.withLock { state -> Bool in
-                    if state.finished || state.closeRequest != nil { return true }
-                    state.waiter = continuation
-                    return false
-                }
-                if ready { continuation.resume() }
-            }
+            state.outbound = nil
         }
     }
 
@@ -303,22 +284,19 @@ final class ClientConnection: Sendable {
         state.withLock { !$0.finished && ($0.drainScheduled || !$0.queue.isEmpty) }
     }
 
-    /// Waits for a close request, lets the frames queued before it reach the socket (for a
-    /// few seconds at most: a slow consumer's queue was already dropped), then sends the
-    /// close frame; returns then, or when the connection finishes.
-    func runWriter(_ outbound: WebSocketOutboundWriter) async throws {
-        switch await next() {
-        case .close(let code, let reason):
+    /// Lets the frames queued before the close request reach the socket (for a few seconds
+    /// at most: a slow consumer's queue was already dropped), then sends the close frame.
+    private func startClose(_ outbound: WebSocketOutboundWriter?) {
+        guard let outbound, let request = state.withLock({ $0.closeRequest }) else { return }
+        let channel = self.channel
+        Task {
             let deadline = ContinuousClock.now + .seconds(3)
             while draining, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(5))
+                try? await Task.sleep(for: .milliseconds(5))
             }
             // A peer that never answers the close frame is cut off after a while.
-            let channel = self.channel
             channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
-            try await outbound.close(code, reason: reason)
-        case .stop:
-            return
+            try? await outbound.close(request.code, reason: request.reason)
         }
     }
 }

@@ -55,40 +55,35 @@ extension ServerCore {
             limit: configuration.outboundQueueLimit, metrics: metrics)
         connections.add(connection)
         metrics.connectionChanged(by: 1)
-        // The task group below leaves the hub and finishes the connection on every path.
+        // Below, the read loop leaves the hub and finishes the connection on every path.
         defer {
             connections.remove(connection)
             metrics.connectionChanged(by: -1)
         }
+        connection.attach(outbound)
+        // The token's expiry is a timer on the event loop, not a task per connection.
+        let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
+        let expiry = connection.channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
+            connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
+        }
+        defer { expiry.cancel() }
         // A failed read (a message over the limit, say) is rethrown after clean-up so
         // that the WebSocket handler closes with its code (1009 for a message too big).
-        let readError: (any Error)? = await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                do { try await connection.runWriter(outbound) } catch {}
-            }
-            group.addTask {
-                let remaining = identity.expiresAt.timeIntervalSinceNow
-                guard (try? await Task.sleep(for: .seconds(max(remaining, 0)))) != nil else { return }
-                connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
-            }
-            var readError: (any Error)?
-            do {
-                for try await message in inbound.messages(maxSize: Limits.maxClientFrameBytes) {
-                    let text: ByteBuffer = switch message {
-                    case .text(let string): ByteBuffer(string: string)
-                    case .binary(let buffer): buffer
-                    }
-                    await commands.handle(text, on: connection, core: self)
+        var readError: (any Error)?
+        do {
+            for try await message in inbound.messages(maxSize: Limits.maxClientFrameBytes) {
+                let text: ByteBuffer = switch message {
+                case .text(let string): ByteBuffer(string: string)
+                case .binary(let buffer): buffer
                 }
-            } catch {
-                logger.debug("connection \(connection.id) ended: \(error)")
-                readError = error
+                await commands.handle(text, on: connection, core: self)
             }
-            for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
-            connection.finish()
-            group.cancelAll()
-            return readError
+        } catch {
+            logger.debug("connection \(connection.id) ended: \(error)")
+            readError = error
         }
+        for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
+        connection.finish()
         await leaveAllPresence(connection, reason: "disconnected")
         await closeRoster(connection)
         if let readError { throw readError }
