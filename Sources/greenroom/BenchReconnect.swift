@@ -44,7 +44,6 @@ struct BenchReconnect: AsyncParsableCommand {
         }
         BenchReport.progress("publishing \(events) events at \(rate)/s; cutting every connection halfway")
         let start = Date()
-        var cutAt: Date?
         var watcher: Task<Double?, Never>?
         for index in 1...events {
             let due = start.addingTimeInterval(Double(index - 1) / rate)
@@ -53,7 +52,6 @@ struct BenchReconnect: AsyncParsableCommand {
             if index == events / 2 {
                 try await target.post("/v1/connections/disconnect", ["cut": true])
                 let cut = Date()
-                cutAt = cut
                 watcher = Task { await Self.timeUntilAllConnected(sdkClients, since: cut) }
             }
         }
