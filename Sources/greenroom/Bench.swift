@@ -125,12 +125,6 @@ enum BenchReport {
         FileHandle.standardOutput.write(try RawJSON.dictionary(figures).jsonData() + Data("\n".utf8))
     }
 
-    static func percentile(_ sorted: [Double], _ p: Double) -> Double {
-        guard !sorted.isEmpty else { return 0 }
-        let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count)).rounded(.up)) - 1))
-        return sorted[index]
-    }
-
     static func rounded(_ value: Double, _ places: Int = 3) -> RawJSON {
         let scale = pow(10, Double(places))
         return .number((value * scale).rounded() / scale)

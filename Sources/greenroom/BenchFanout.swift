@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Histogram
 import GreenroomProtocol
 import Synchronization
 
@@ -71,14 +72,16 @@ struct BenchFanout: AsyncParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
         let cpuAfter = target.cpuSeconds
         var delivered = 0, duplicates = 0, outOfOrder = 0
-        var latencies: [Double] = []
+        // Latencies in microseconds, up to two minutes, to three significant digits.
+        var latencies = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
         for result in all {
             delivered += result.received
             duplicates += result.duplicates
             outOfOrder += result.outOfOrder
-            latencies += result.latencies
+            for milliseconds in result.latencies {
+                latencies.record(UInt64(min(max(milliseconds * 1000, 0), 120_000_000)))
+            }
         }
-        latencies.sort()
         let expected = subscribers * messages
         var figures: [String: RawJSON] = ["bench": "fanout"]
         figures["subscribers"] = .number(Double(subscribers))
@@ -93,9 +96,9 @@ struct BenchFanout: AsyncParsableCommand {
         figures["publishSeconds"] = BenchReport.rounded(publishSeconds)
         figures["seconds"] = BenchReport.rounded(elapsed)
         figures["deliveriesPerSecond"] = BenchReport.rounded(Double(delivered) / elapsed, 0)
-        figures["latencyP50Ms"] = BenchReport.rounded(BenchReport.percentile(latencies, 50))
-        figures["latencyP99Ms"] = BenchReport.rounded(BenchReport.percentile(latencies, 99))
-        figures["latencyMaxMs"] = BenchReport.rounded(latencies.last ?? 0)
+        figures["latencyP50Ms"] = BenchReport.rounded(Double(latencies.valueAtPercentile(50)) / 1000)
+        figures["latencyP99Ms"] = BenchReport.rounded(Double(latencies.valueAtPercentile(99)) / 1000)
+        figures["latencyMaxMs"] = BenchReport.rounded(Double(latencies.max) / 1000)
         if let before = cpuBefore, let after = cpuAfter, delivered > 0 {
             figures["serverCpuMicrosecondsPerDelivery"] = BenchReport.rounded((after - before) / Double(delivered) * 1_000_000, 2)
             figures["serverCpuSeconds"] = BenchReport.rounded(after - before)
