@@ -103,7 +103,7 @@ final class ServerCore: Sendable {
         if error is CancellationError {
             // A request cut short by a shutdown: expected, and the client will retry.
             logger.debug("request cancelled by the shutdown")
-            return GreenroomError(.internalError, "the server is shutting down; try again")
+            return GreenroomError(.unavailable, "the server is shutting down; try again shortly")
         }
         logger.error("unexpected error: \(error)")
         return GreenroomError(.internalError, "the server failed; try again")

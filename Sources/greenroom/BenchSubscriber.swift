@@ -1,10 +1,7 @@
 import Foundation
 import GreenroomProtocol
-import Logging
 import NIOCore
 import NIOPosix
-import Synchronization
-import WSClient
 
 /// A cheap subscriber for the load generator: a raw WebSocket that subscribes to one
 /// stream and reads only what the figures need (offset and send time) from each frame,

@@ -195,22 +195,20 @@ final class ClientConnection: Sendable {
 
     /// Ends the replay: queues buffered live events after `last`, then goes live.
     func goLive(_ stream: String, after last: UInt64) {
-        let action = state.withLock { state -> Action in
-            guard case .replaying(let buffered) = state.subscriptions[stream] else { return .none }
+        // Every action is kept: a drain scheduled for the first frames must still run when a
+        // later frame overflows the queue and asks for a close.
+        let actions = state.withLock { state -> [Action] in
+            guard case .replaying(let buffered) = state.subscriptions[stream] else { return [] }
             var last = last
-            var action = Action.none
+            var actions: [Action] = []
             for item in buffered where item.offset > last {
                 last = item.offset
-                switch enqueue(item.frame, into: &state) {
-                case .none: break
-                case .drain: if case .none = action { action = .drain }
-                case .close(let outbound): action = .close(outbound)
-                }
+                actions.append(enqueue(item.frame, into: &state))
             }
             state.subscriptions[stream] = .live(last: last)
-            return action
+            return actions
         }
-        perform(action)
+        actions.forEach(perform)
     }
 
     /// Forgets a subscription; returns whether there was one.
