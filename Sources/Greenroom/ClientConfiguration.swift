@@ -18,6 +18,9 @@ public struct ClientConfiguration: Sendable {
     public var maxReconnectDelay: Duration = .seconds(10)
     /// How long a command waits for its reply (and for a connection, when sent while reconnecting).
     public var commandTimeout: Duration = .seconds(15)
+    /// How long one connection attempt may take, from the TCP connect to the server's answer
+    /// to the WebSocket upgrade; an attempt that takes longer is abandoned and retried.
+    public var connectTimeout: Duration = .seconds(10)
     /// How often the client pings the server to find out whether the connection still works.
     public var heartbeatInterval: Duration = .seconds(20)
     /// The largest frame the client accepts from the server.

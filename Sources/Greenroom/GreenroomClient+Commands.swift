@@ -1,7 +1,4 @@
 import Foundation
-import NIOCore
-import NIOWebSocket
-import WSClient
 
 extension GreenroomClient {
     /// Sends a command and decodes its result.
@@ -29,11 +26,11 @@ extension GreenroomClient {
     /// Sends on the current connection without waiting for `connected` (used to resubscribe).
     func sendNow(_ op: String, args: RawJSON?, onReply: (@Sendable (RawJSON) -> Void)? = nil) async throws -> RawJSON {
         let timeout = configuration.commandTimeout
-        let (id, outbound) = state.withLock { state -> (UInt64, WebSocketOutboundWriter?) in
+        let (id, socket) = state.withLock { state -> (UInt64, WebSocketConnection?) in
             defer { state.nextCommandId += 1 }
-            return (state.nextCommandId, state.outbound)
+            return (state.nextCommandId, state.socket)
         }
-        guard let outbound else { throw GreenroomError(.connectionLost, "not connected") }
+        guard let socket else { throw GreenroomError(.connectionLost, "not connected") }
         let frame = try WireCoding.encoder.encode(CommandFrame(id: id, op: op, args: args))
         guard frame.count <= Limits.maxClientFrameBytes else {
             throw GreenroomError(.payloadTooLarge, "the command is \(frame.count) bytes; the server accepts at most \(Limits.maxClientFrameBytes)")
@@ -48,7 +45,7 @@ extension GreenroomClient {
             state.withLock { $0.pending[id] = PendingCommand(continuation: continuation, onReply: onReply) }
             Task {
                 do {
-                    try await outbound.write(.custom(WebSocketFrame(fin: true, opcode: .text, data: ByteBuffer(bytes: frame))))
+                    try await socket.send(text: frame)
                 } catch {
                     let command = self.state.withLock { $0.pending.removeValue(forKey: id) }
                     command?.continuation.resume(throwing: GreenroomError(.connectionLost, "the command could not be sent: \(error)"))

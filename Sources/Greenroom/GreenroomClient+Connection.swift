@@ -1,13 +1,6 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
-import HTTPTypes
 import Logging
-import NIOCore
-import NIOWebSocket
 import Synchronization
-import WSClient
 
 extension GreenroomClient {
     /// What ended one connection attempt.
@@ -96,65 +89,64 @@ extension GreenroomClient {
     private func connectOnce() async -> (Ending, Bool) {
         let (token, index) = state.withLock { ($0.token ?? "", $0.serverIndex) }
         let server = configuration.serverURLs[index % configuration.serverURLs.count]
-        var config = WebSocketClientConfiguration(
-            maxFrameSize: configuration.maxInboundFrameBytes,
-            autoPing: .enabled(timePeriod: configuration.heartbeatInterval))
-        config.additionalHeaders[.authorization] = "Bearer \(token)"
-        let connected = ConnectedFlag()
+        let opened: WebSocketTransport.Opened
         do {
-            let close = try await WebSocketClient.connect(
-                url: configuration.webSocketURL(for: server), configuration: config, logger: logger
-            ) { inbound, outbound, _ in
-                self.state.withLock { $0.outbound = outbound }
-                let resume = Task { await self.resubscribeAll(connected: connected) }
-                defer { resume.cancel() }
-                for try await message in inbound.messages(maxSize: self.configuration.maxInboundFrameBytes) {
-                    switch message {
-                    case .text(let text): self.handleFrame(Data(text.utf8))
-                    case .binary(let buffer): self.handleFrame(Data(buffer.readableBytesView))
-                    }
-                }
-            }
-            if state.withLock({ $0.stopRequested }) { return (.stop(nil), connected.value) }
-            guard let close else { return (.retry, connected.value) }
-            return (ending(for: close), connected.value)
-        } catch let error as WebSocketClientError where error == .webSocketUpgradeFailed {
-            // The server refuses before the upgrade with an HTTP status and a JSON error;
-            // the WebSocket client does not expose it, so ask the same URL over plain HTTP.
-            let refusal = await probeRefusal(token: token, server: server)
+            opened = try await WebSocketTransport.open(
+                url: URL(string: configuration.webSocketURL(for: server)) ?? server,
+                headers: [("Authorization", "Bearer \(token)")],
+                maxFrameSize: configuration.maxInboundFrameBytes,
+                timeout: configuration.connectTimeout)
+        } catch {
+            logger.debug("connection failed: \(error)")
+            return (state.withLock({ $0.stopRequested }) ? .stop(nil) : .retry, false)
+        }
+        switch opened {
+        case .refused(let status, let refusal):
+            // The server refuses before the upgrade with an HTTP status and a JSON error.
+            logger.debug("the server refused the connection: \(status) \(refusal.map { "\($0)" } ?? "")")
             switch refusal?.errorCode {
             case .tokenExpired, .invalidToken, .notAuthenticated: return (.refreshToken(refusal!), false)
             case .permissionDenied: return (.stop(refusal), false)
             default: return (.retry, false)
             }
-        } catch {
-            logger.debug("connection failed: \(error)")
-            if state.withLock({ $0.stopRequested }) { return (.stop(nil), connected.value) }
-            return (.retry, connected.value)
+        case .webSocket(let socket):
+            let connected = Flag()
+            let stopped = state.withLock { state in
+                state.socket = socket
+                return state.stopRequested
+            }
+            if stopped { await socket.close(reason: "client disconnected") }
+            let resume = Task { await self.resubscribeAll(on: socket, connected: connected) }
+            defer { resume.cancel() }
+            do {
+                let closed = try await socket.run(
+                    heartbeat: configuration.heartbeatInterval, maxMessageBytes: configuration.maxInboundFrameBytes
+                ) { message in
+                    self.handleFrame(Data(message.readableBytesView))
+                }
+                if state.withLock({ $0.stopRequested }) { return (.stop(nil), connected.value) }
+                guard let closed else { return (.retry, connected.value) }
+                return (ending(for: closed), connected.value)
+            } catch {
+                logger.debug("connection failed: \(error)")
+                if state.withLock({ $0.stopRequested }) { return (.stop(nil), connected.value) }
+                return (.retry, connected.value)
+            }
         }
     }
 
-    private func ending(for close: WebSocketCloseFrame) -> Ending {
-        let code = Int(UInt16(webSocketErrorCode: close.closeCode))
-        switch CloseCode(rawValue: code) {
+    private func ending(for close: WebSocketConnection.Closed) -> Ending {
+        switch CloseCode(rawValue: Int(close.code)) {
         case .tokenExpired: return .refreshToken(GreenroomError(.tokenExpired, close.reason ?? "the token expired"))
         case .forbidden: return .stop(GreenroomError(.permissionDenied, close.reason ?? "the server ended the session"))
         default: return .retry
         }
     }
 
-    /// Asks `GET /v1/connect` over HTTP why the upgrade was refused.
-    func probeRefusal(token: String, server: URL) async -> GreenroomError? {
-        var request = URLRequest(url: configuration.httpURL("/v1/connect", on: server))
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        request.timeoutInterval = 10
-        guard let (data, _) = try? await HTTPTransport.data(for: request) else { return nil }
-        struct Body: Decodable { var error: GreenroomError }
-        return try? WireCoding.decoder.decode(Body.self, from: data).error
-    }
-
     /// Resubscribes every stream from its last position, then reports `connected`.
-    private func resubscribeAll(connected: ConnectedFlag) async {
+    /// A resubscription that fails without the connection failing (no reply in time) closes
+    /// the socket: a connection is either ready or being replaced, never stuck in between.
+    private func resubscribeAll(on socket: WebSocketConnection, connected: Flag) async {
         let subscriptions = state.withLock { Array($0.subscriptions.values) }
         for subscription in subscriptions {
             do {
@@ -166,7 +158,9 @@ extension GreenroomClient {
                 state.withLock { _ = $0.subscriptions.removeValue(forKey: subscription.stream) }
                 subscription.finish()
             } catch {
-                return  // the connection broke again; the next one resubscribes
+                // The connection broke, or stopped answering: the next one resubscribes.
+                if !Task.isCancelled { await socket.close(code: .goingAway, reason: "resubscription failed: \(error)") }
+                return
             }
         }
         if Task.isCancelled { return }
@@ -178,7 +172,7 @@ extension GreenroomClient {
     /// Fails every command in flight: the connection they were sent on is gone.
     func connectionLost() {
         let pending = state.withLock { state -> [PendingCommand] in
-            state.outbound = nil
+            state.socket = nil
             defer { state.pending.removeAll() }
             return Array(state.pending.values)
         }
@@ -216,8 +210,8 @@ extension GreenroomClient {
     }
 }
 
-/// Whether a connection attempt reached `connected`.
-final class ConnectedFlag: Sendable {
+/// A flag set once, read from any thread (whether an attempt reached `connected`, timed out, …).
+final class Flag: Sendable {
     private let flag = Mutex(false)
     func set() { flag.withLock { $0 = true } }
     var value: Bool { flag.withLock { $0 } }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import Synchronization
-import WSClient
 
 /// The connection to a Greenroom server: one WebSocket that carries commands, replies and
 /// the events of every subscribed stream, and that comes back by itself.
@@ -30,7 +29,7 @@ public final class GreenroomClient: Sendable {
         var token: String?
         var tokenProvider: TokenProvider?
         var userId: String?
-        var outbound: WebSocketOutboundWriter?
+        var socket: WebSocketConnection?
         var nextCommandId: UInt64 = 1
         var pending: [UInt64: PendingCommand] = [:]
         var subscriptions: [String: StreamSubscription] = [:]
@@ -158,11 +157,11 @@ public final class GreenroomClient: Sendable {
     /// Closes the connection and stops reconnecting. Commands in flight fail with
     /// `connectionLost`; subscriptions end.
     public func disconnect() async {
-        let (loop, outbound) = state.withLock { state -> (Task<Void, Never>?, WebSocketOutboundWriter?) in
+        let (loop, socket) = state.withLock { state -> (Task<Void, Never>?, WebSocketConnection?) in
             state.stopRequested = true
-            return (state.loop, state.outbound)
+            return (state.loop, state.socket)
         }
-        try? await outbound?.close(.normalClosure, reason: "client disconnected")
+        await socket?.close(reason: "client disconnected")
         loop?.cancel()
         await loop?.value
         let subscriptions = state.withLock { state -> [StreamSubscription] in
