@@ -20,6 +20,15 @@ struct ClientTransportTests {
         return server.track(GreenroomClient(configuration: config))
     }
 
+    /// A client of `stub` alone, retrying quickly; not connected yet.
+    private func client(only stub: StubListener, of server: TestServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }) -> GreenroomClient {
+        var config = ClientConfiguration(serverURL: stub.url)
+        config.initialReconnectDelay = .milliseconds(20)
+        config.maxReconnectDelay = .milliseconds(50)
+        configure(&config)
+        return server.track(GreenroomClient(configuration: config))
+    }
+
     /// Publishes one event and checks that `client` receives it: the connection really works.
     private func expectWorking(_ client: GreenroomClient, on server: TestServer, stream: String) async throws {
         let subscription = try await client.subscribe(to: stream)
@@ -34,10 +43,7 @@ struct ClientTransportTests {
             let stub = try StubListener(.hangUp)
             defer { stub.stop() }
             // Only the broken node: the client keeps trying it (it used to wait forever after the first).
-            var config = ClientConfiguration(serverURL: stub.url)
-            config.initialReconnectDelay = .milliseconds(20)
-            config.maxReconnectDelay = .milliseconds(50)
-            let lonely = server.track(GreenroomClient(configuration: config))
+            let lonely = self.client(only: stub, of: server)
             lonely.connect(token: try await server.token("alice"), completion: nil)
             try await eventually("three attempts on the node that hangs up") { stub.accepted >= 3 }
             #expect(!lonely.connectionState.isConnected)
@@ -45,7 +51,7 @@ struct ClientTransportTests {
 
             // With a working node after it, the client ends up there.
             let before = stub.accepted
-            let client = client(first: stub, then: server)
+            let client = self.client(first: stub, then: server)
             try await client.connect(token: try await server.token("bob", grants: ["app:hangup"]))
             #expect(stub.accepted > before)
             try await expectWorking(client, on: server, stream: "app:hangup")
@@ -58,7 +64,7 @@ struct ClientTransportTests {
         try await withServer { server in
             let stub = try StubListener(.silent)
             defer { stub.stop() }
-            let client = client(first: stub, then: server) { $0.connectTimeout = .milliseconds(500) }
+            let client = self.client(first: stub, then: server) { $0.connectTimeout = .milliseconds(500) }
             try await client.connect(token: try await server.token("carol", grants: ["app:silent"]))
             #expect(stub.accepted >= 1)
             try await eventually("the abandoned attempt's socket is closed") { stub.closedByClient == stub.accepted }
@@ -66,9 +72,7 @@ struct ClientTransportTests {
             await client.disconnect()
 
             // An attempt in progress (here it would wait a minute) ends when the app disconnects.
-            var config = ClientConfiguration(serverURL: stub.url)
-            config.connectTimeout = .seconds(60)
-            let waiting = server.track(GreenroomClient(configuration: config))
+            let waiting = self.client(only: stub, of: server) { $0.connectTimeout = .seconds(60) }
             let accepted = stub.accepted
             waiting.connect(token: try await server.token("dave"), completion: nil)
             try await eventually("the attempt reached the silent node") { stub.accepted == accepted + 1 }
@@ -83,10 +87,7 @@ struct ClientTransportTests {
         try await withServer { server in
             let stub = try StubListener(.refuse(status: 503, error: GreenroomError(.unavailable, "the node is draining")))
             defer { stub.stop() }
-            var config = ClientConfiguration(serverURL: stub.url)
-            config.initialReconnectDelay = .milliseconds(20)
-            config.maxReconnectDelay = .milliseconds(50)
-            let client = server.track(GreenroomClient(configuration: config))
+            let client = self.client(only: stub, of: server)
             client.connect(token: try await server.token("erin"), completion: nil)
             // `unavailable` means try again: attempts continue, and each refused socket is
             // closed by the client (they used to stay open, one per attempt).
@@ -100,10 +101,7 @@ struct ClientTransportTests {
             // its provider for a fresh one before each new attempt.
             let strict = try StubListener(.refuse(status: 401, error: GreenroomError(.invalidToken, "the token's signature does not verify")))
             defer { strict.stop() }
-            var strictConfig = ClientConfiguration(serverURL: strict.url)
-            strictConfig.initialReconnectDelay = .milliseconds(20)
-            strictConfig.maxReconnectDelay = .milliseconds(50)
-            let refreshing = server.track(GreenroomClient(configuration: strictConfig))
+            let refreshing = self.client(only: strict, of: server)
             let asked = Locked(0)
             let token = try await server.token("frank")
             refreshing.connect(token: token, tokenProvider: {
