@@ -1,56 +1,57 @@
 import Foundation
 import GreenroomProtocol
-import SQLiteNIO
 
 extension SQLiteStorage {
     static func newEpoch() -> String { Secrets.randomHex(bytes: 4) }
 
-    static func decodeEvent(_ row: SQLiteRow, stream: String, epoch: String) throws -> StreamEvent {
+    static func decodeEvent(_ row: SQLRow, stream: String, epoch: String) throws -> StreamEvent {
         StreamEvent(
             stream: stream, offset: try row.offset("seq"), epoch: epoch, type: try row.string("type"),
             data: try RawJSON(json: try row.string("data")), at: try row.date("at"))
     }
 
-    func loadOrCreateStream(_ stream: String, on connection: SQLiteConnection) async throws -> StreamInfo {
-        let rows = try await connection.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
+    func loadOrCreateStream(_ stream: String, on connection: SQLiteHandle) throws -> StreamInfo {
+        let rows = try connection.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
         if let row = rows.first {
             return StreamInfo(epoch: try row.string("epoch"), head: try row.offset("head"), trimmed: try row.offset("trimmed"))
         }
         let info = StreamInfo(epoch: Self.newEpoch(), head: 0, trimmed: 0)
-        _ = try await connection.query(
+        try connection.query(
             "INSERT INTO streams (name, epoch, head, trimmed) VALUES (?, ?, 0, 0)", [.text(stream), .text(info.epoch)])
         return info
     }
 
     /// The state of a stream's log, creating the stream when it is new.
     public func streamInfo(_ stream: String) async throws -> StreamInfo {
-        let rows = try await reader.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
+        let rows = try await read { try $0.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)]) }
         if let row = rows.first {
             return StreamInfo(epoch: try row.string("epoch"), head: try row.offset("head"), trimmed: try row.offset("trimmed"))
         }
-        return try await write { try await self.loadOrCreateStream(stream, on: self.writer) }
+        return try await write { try self.loadOrCreateStream(stream, on: self.writer) }
     }
 
     /// Events after `offset`, oldest first.
     public func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent] {
         let info = try await streamInfo(stream)
-        let rows = try await reader.query(
-            "SELECT seq, type, data, at FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?",
-            [.text(stream), .offset(offset), .integer(limit)])
+        let rows = try await read {
+            try $0.query(
+                "SELECT seq, type, data, at FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?",
+                [.text(stream), .offset(offset), .integer(limit)])
+        }
         return try rows.map { try Self.decodeEvent($0, stream: stream, epoch: info.epoch) }
     }
 
     /// Removes events written before `date`, moving each stream's trimmed mark.
     public func trimEvents(before date: Date) async throws -> Int {
         try await write {
-            let rows = try await self.writer.query(
+            let rows = try self.writer.query(
                 "SELECT stream, MAX(seq) AS last, COUNT(*) AS n FROM events WHERE at < ? GROUP BY stream", [.date(date)])
             var removed = 0
             for row in rows {
                 let stream = try row.string("stream")
                 let last = try row.offset("last")
-                _ = try await self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(stream), .offset(last)])
-                _ = try await self.writer.query(
+                try self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(stream), .offset(last)])
+                try self.writer.query(
                     "UPDATE streams SET trimmed = MAX(trimmed, ?) WHERE name = ?", [.offset(last), .text(stream)])
                 removed += row.column("n")?.integer ?? 0
             }

@@ -1,11 +1,10 @@
 import Foundation
 import GreenroomProtocol
-import SQLiteNIO
 
 extension SQLiteStorage {
     static let presenceColumns = "stream, client_id, user_id, data, joined_at, expires_at, node"
 
-    static func decodePresence(_ row: SQLiteRow) throws -> PresenceEntry {
+    static func decodePresence(_ row: SQLRow) throws -> PresenceEntry {
         PresenceEntry(
             stream: try row.string("stream"), clientId: try row.string("client_id"), userId: try row.string("user_id"),
             data: try RawJSON(json: try row.string("data")), joinedAt: try row.date("joined_at"),
@@ -15,9 +14,9 @@ extension SQLiteStorage {
     /// Stores a presence entry; returns whether it is new.
     public func putPresence(_ entry: PresenceEntry) async throws -> Bool {
         try await write {
-            let existing = try await self.writer.query(
+            let existing = try self.writer.query(
                 "SELECT client_id FROM presence WHERE stream = ? AND client_id = ?", [.text(entry.stream), .text(entry.clientId)])
-            _ = try await self.writer.query(
+            try self.writer.query(
                 "INSERT OR REPLACE INTO presence (\(Self.presenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [.text(entry.stream), .text(entry.clientId), .text(entry.userId), .text(try entry.data.jsonString()),
                  .date(entry.joinedAt), .date(entry.expiresAt), .text(entry.node)])
@@ -28,49 +27,49 @@ extension SQLiteStorage {
     /// Removes a client's presence on a stream.
     public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
         try await write {
-            let rows = try await self.writer.query(
+            let rows = try self.writer.query(
                 "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
             guard let row = rows.first else { return nil }
-            _ = try await self.writer.query("DELETE FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
+            try self.writer.query("DELETE FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
             return try Self.decodePresence(row)
         }
     }
 
     /// One client's presence on a stream.
     public func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
-        let rows = try await reader.query(
-            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
+        let rows = try await read { try $0.query(
+            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)]) }
         return try rows.first.map(Self.decodePresence)
     }
 
     /// How many entries of a stream have a client id starting with `prefix`.
     public func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
-        let rows = try await reader.query(
+        let rows = try await read { try $0.query(
             "SELECT COUNT(*) AS n FROM presence WHERE stream = ? AND substr(client_id, 1, ?) = ?",
-            [.text(stream), .integer(prefix.utf8.count), .text(prefix)])
+            [.text(stream), .integer(prefix.utf8.count), .text(prefix)]) }
         return rows.first?.column("n")?.integer ?? 0
     }
 
     /// Everyone present on a stream.
     public func presence(stream: String) async throws -> [PresenceEntry] {
-        let rows = try await reader.query(
-            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? ORDER BY joined_at, client_id", [.text(stream)])
+        let rows = try await read { try $0.query(
+            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? ORDER BY joined_at, client_id", [.text(stream)]) }
         return try rows.map(Self.decodePresence)
     }
 
     /// Extends every entry of `node`.
     public func renewPresence(node: String, until: Date) async throws {
         try await write {
-            _ = try await self.writer.query("UPDATE presence SET expires_at = ? WHERE node = ?", [.date(until), .text(node)])
+            _ = try self.writer.query("UPDATE presence SET expires_at = ? WHERE node = ?", [.date(until), .text(node)])
         }
     }
 
     /// Removes and returns the expired entries.
     public func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry] {
         try await write {
-            let rows = try await self.writer.query(
+            let rows = try self.writer.query(
                 "SELECT \(Self.presenceColumns) FROM presence WHERE expires_at < ? ORDER BY expires_at", [.date(date)])
-            _ = try await self.writer.query("DELETE FROM presence WHERE expires_at < ?", [.date(date)])
+            try self.writer.query("DELETE FROM presence WHERE expires_at < ?", [.date(date)])
             return try rows.map(Self.decodePresence)
         }
     }

@@ -1,6 +1,5 @@
 import Foundation
 import GreenroomProtocol
-import SQLiteNIO
 
 extension SQLiteStorage {
     /// Runs the steps in one transaction on the writer connection (steps that ask for it
@@ -10,15 +9,15 @@ extension SQLiteStorage {
             let transaction = SQLiteTransaction(storage: self)
             let outcomes = try await BatchState.run(
                 steps, in: transaction, batch: transaction.batch,
-                savepoint: { _ = try await self.writer.query("SAVEPOINT \($0)") },
-                rollback: { _ = try await self.writer.query("ROLLBACK TO \($0)"); _ = try await self.writer.query("RELEASE \($0)") },
-                release: { _ = try await self.writer.query("RELEASE \($0)") })
+                savepoint: { try self.writer.query("SAVEPOINT \($0)") },
+                rollback: { try self.writer.query("ROLLBACK TO \($0)"); try self.writer.query("RELEASE \($0)") },
+                release: { try self.writer.query("RELEASE \($0)") })
             for (name, var info) in transaction.batch.touchedStreams {
                 if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
                     info.trimmed = mark
-                    _ = try await self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(mark)])
+                    try self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(mark)])
                 }
-                _ = try await self.writer.query(
+                try self.writer.query(
                     "UPDATE streams SET head = ?, trimmed = ? WHERE name = ?", [.offset(info.head), .offset(info.trimmed), .text(name)])
             }
             return outcomes
@@ -27,13 +26,13 @@ extension SQLiteStorage {
 
     // MARK: Records, read on either connection
 
-    static func decodeRecord(_ row: SQLiteRow) throws -> Record {
+    static func decodeRecord(_ row: SQLRow) throws -> Record {
         guard let sort = row.column("sort")?.integer else { throw GreenroomServerError.storage("column sort is missing") }
         return Record(kind: try row.string("kind"), scope: try row.string("scope"), id: try row.string("id"),
                       sort: Int64(sort), tag: try row.string("tag"), data: try row.string("data"))
     }
 
-    static func binds(_ sql: RecordSQL) -> [SQLiteData] {
+    static func binds(_ sql: RecordSQL) -> [SQLValue] {
         sql.binds.map { bind in
             switch bind {
             case .text(let text): .text(text)
@@ -42,36 +41,36 @@ extension SQLiteStorage {
         }
     }
 
-    static func record(kind: String, scope: String, id: String, on connection: SQLiteConnection) async throws -> Record? {
-        let rows = try await connection.query(
+    static func record(kind: String, scope: String, id: String, on connection: SQLiteHandle) throws -> Record? {
+        let rows = try connection.query(
             "SELECT kind, scope, id, sort, tag, data FROM records WHERE kind = ? AND scope = ? AND id = ?",
             [.text(kind), .text(scope), .text(id)])
         return try rows.first.map(decodeRecord)
     }
 
-    static func records(_ query: RecordQuery, on connection: SQLiteConnection) async throws -> [Record] {
+    static func records(_ query: RecordQuery, on connection: SQLiteHandle) throws -> [Record] {
         let sql = RecordSQL(query) { _ in "?" }
-        return try await connection.query(sql.select(query), binds(sql)).map(decodeRecord)
+        return try connection.query(sql.select(query), binds(sql)).map(decodeRecord)
     }
 
-    static func countRecords(_ query: RecordQuery, on connection: SQLiteConnection) async throws -> Int {
+    static func countRecords(_ query: RecordQuery, on connection: SQLiteHandle) throws -> Int {
         let sql = RecordSQL(query) { _ in "?" }
-        return try await connection.query(sql.count(), binds(sql)).first?.column("n")?.integer ?? 0
+        return try connection.query(sql.count(), binds(sql)).first?.column("n")?.integer ?? 0
     }
 
     /// The committed record, if any.
     public func record(kind: String, scope: String, id: String) async throws -> Record? {
-        try await Self.record(kind: kind, scope: scope, id: id, on: reader)
+        try await read { try Self.record(kind: kind, scope: scope, id: id, on: $0) }
     }
 
     /// The committed records matching `query`.
     public func records(_ query: RecordQuery) async throws -> [Record] {
-        try await Self.records(query, on: reader)
+        try await read { try Self.records(query, on: $0) }
     }
 
     /// How many committed records match `query`.
     public func countRecords(_ query: RecordQuery) async throws -> Int {
-        try await Self.countRecords(query, on: reader)
+        try await read { try Self.countRecords(query, on: $0) }
     }
 }
 
@@ -80,26 +79,26 @@ extension SQLiteStorage {
 final class SQLiteTransaction: StorageTransaction {
     let storage: SQLiteStorage
     let batch = BatchState()
-    private var writer: SQLiteConnection { storage.writer }
+    private var writer: SQLiteHandle { storage.writer }
 
     init(storage: SQLiteStorage) {
         self.storage = storage
     }
 
     func record(kind: String, scope: String, id: String) async throws -> Record? {
-        try await SQLiteStorage.record(kind: kind, scope: scope, id: id, on: writer)
+        try SQLiteStorage.record(kind: kind, scope: scope, id: id, on: writer)
     }
 
     func records(_ query: RecordQuery) async throws -> [Record] {
-        try await SQLiteStorage.records(query, on: writer)
+        try SQLiteStorage.records(query, on: writer)
     }
 
     func countRecords(_ query: RecordQuery) async throws -> Int {
-        try await SQLiteStorage.countRecords(query, on: writer)
+        try SQLiteStorage.countRecords(query, on: writer)
     }
 
     func put(_ record: Record) async throws {
-        _ = try await writer.query(
+        try writer.query(
             """
             INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT (kind, scope, id) DO UPDATE SET sort = excluded.sort, tag = excluded.tag, data = excluded.data
@@ -107,32 +106,32 @@ final class SQLiteTransaction: StorageTransaction {
     }
 
     func insert(_ record: Record) async throws -> Bool {
-        let rows = try await writer.query(
+        let rows = try writer.query(
             "INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             [.text(record.kind), .text(record.scope), .text(record.id), .integer(Int(record.sort)), .text(record.tag), .text(record.data)])
         return !rows.isEmpty
     }
 
     func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
-        let rows = try await writer.query(
+        let rows = try writer.query(
             "DELETE FROM records WHERE kind = ? AND scope = ? AND id = ? RETURNING id", [.text(kind), .text(scope), .text(id)])
         return !rows.isEmpty
     }
 
     func deleteRecords(kind: String, scope: String) async throws -> Int {
-        let rows = try await writer.query("DELETE FROM records WHERE kind = ? AND scope = ? RETURNING id", [.text(kind), .text(scope)])
+        let rows = try writer.query("DELETE FROM records WHERE kind = ? AND scope = ? RETURNING id", [.text(kind), .text(scope)])
         return rows.count
     }
 
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
-            try await self.storage.loadOrCreateStream(name, on: self.writer)
+            try self.storage.loadOrCreateStream(name, on: self.writer)
         } findKey: { stream, key, epoch in
-            let rows = try await self.writer.query(
+            let rows = try self.writer.query(
                 "SELECT seq, type, data, at FROM events WHERE stream = ? AND idem_key = ?", [.text(stream), .text(key)])
             return try rows.first.map { try SQLiteStorage.decodeEvent($0, stream: stream, epoch: epoch) }
         } insert: { event, key in
-            _ = try await self.writer.query(
+            try self.writer.query(
                 "INSERT INTO events (stream, seq, type, data, at, idem_key) VALUES (?, ?, ?, ?, ?, ?)",
                 [.text(event.stream), .offset(event.offset), .text(event.type), .text(try event.data.jsonString()),
                  .date(event.at), .text(key)])

@@ -1,53 +1,63 @@
 import Foundation
 import GreenroomProtocol
 import Logging
-import NIOCore
-import NIOPosix
-import SQLiteNIO
 
 /// The embedded storage: one SQLite file in WAL mode, one writer connection (every write
-/// is a transaction under one lock, so appends are ordered and grouped) and one reader.
+/// is a transaction under one lock, so appends are ordered and grouped) and one reader,
+/// each on a thread of its own.
 public final class SQLiteStorage: GreenroomStorage {
-    let writer: SQLiteConnection
-    let reader: SQLiteConnection
-    /// The storage's own threads: SQLite calls block (a busy wait can last seconds), so they
-    /// must not share threads with other storages or the rest of the process.
-    let threads: NIOThreadPool
+    let writer: SQLiteHandle
+    let reader: SQLiteHandle
+    /// The connections' threads: SQLite calls block (a commit's fsync, a busy wait that can
+    /// last seconds), so they must not run on the threads the rest of the process shares.
+    let writerThread: SQLiteThread
+    let readerThread: SQLiteThread
     let writeLock = AsyncLock()
     /// The path of the database file.
     public let path: String
 
     /// Opens (creating if needed) the database at `path`.
     public static func open(path: String, logger: Logger = Logger(label: "greenroom.sqlite")) async throws -> SQLiteStorage {
-        let threads = NIOThreadPool(numberOfThreads: 2)
-        threads.start()
-        let loop = MultiThreadedEventLoopGroup.singleton.any()
-        let writer = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger, on: loop)
-        // WAL lets the reader read while the writer writes; FULL makes a commit durable
-        // before it returns (grouped commits keep that affordable).
-        _ = try await writer.query("PRAGMA journal_mode=WAL")
-        _ = try await writer.query("PRAGMA synchronous=FULL")
-        _ = try await writer.query("PRAGMA busy_timeout=5000")
-        _ = try await writer.query("PRAGMA foreign_keys=ON")
-        let reader = try await SQLiteConnection.open(storage: .file(path: path), threadPool: threads, logger: logger, on: loop)
-        _ = try await reader.query("PRAGMA busy_timeout=5000")
-        return SQLiteStorage(writer: writer, reader: reader, threads: threads, path: path)
+        let writerThread = SQLiteThread()
+        let readerThread = SQLiteThread()
+        do {
+            let (writer, reader) = try await writerThread.run {
+                let writer = try SQLiteHandle(path: path)
+                try writer.query("PRAGMA busy_timeout=5000")
+                // WAL lets the reader read while the writer writes; FULL makes a commit
+                // durable before it returns (grouped commits keep that affordable).
+                try writer.query("PRAGMA journal_mode=WAL")
+                try writer.query("PRAGMA synchronous=FULL")
+                try writer.query("PRAGMA foreign_keys=ON")
+                let reader = try SQLiteHandle(path: path)
+                try reader.query("PRAGMA busy_timeout=5000")
+                return (writer, reader)
+            }
+            logger.debug("SQLite storage opened", metadata: ["path": "\(path)"])
+            return SQLiteStorage(writer: writer, reader: reader, writerThread: writerThread, readerThread: readerThread, path: path)
+        } catch {
+            try? await writerThread.shutdown()
+            try? await readerThread.shutdown()
+            throw error
+        }
     }
 
-    private init(writer: SQLiteConnection, reader: SQLiteConnection, threads: NIOThreadPool, path: String) {
+    private init(writer: SQLiteHandle, reader: SQLiteHandle, writerThread: SQLiteThread, readerThread: SQLiteThread, path: String) {
         self.writer = writer
         self.reader = reader
-        self.threads = threads
+        self.writerThread = writerThread
+        self.readerThread = readerThread
         self.path = path
     }
 
     /// Closes both connections.
     public func close() async throws {
         try await writeLock.withLock {
-            try await self.reader.close()
-            try await self.writer.close()
+            try await self.readerThread.run { self.reader.close() }
+            try await self.writerThread.run { self.writer.close() }
         }
-        try await threads.shutdownGracefully()
+        try await readerThread.shutdown()
+        try await writerThread.shutdown()
     }
 
     /// The schema, one step per version; a database at version N runs the steps after N.
@@ -98,52 +108,52 @@ public final class SQLiteStorage: GreenroomStorage {
         let target = min(max(version, 0), Self.migrations.count)
         // One immediate transaction: a second process migrating the same file waits for it.
         try await write {
-            _ = try await self.writer.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            let rows = try await self.writer.query("SELECT version FROM schema_version")
+            try self.writer.query("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+            let rows = try self.writer.query("SELECT version FROM schema_version")
             var current = rows.first?.column("version")?.integer ?? 0
-            if rows.isEmpty { _ = try await self.writer.query("INSERT INTO schema_version (version) VALUES (0)") }
+            if rows.isEmpty { try self.writer.query("INSERT INTO schema_version (version) VALUES (0)") }
             while current < target {
-                for step in Self.migrations[current] { _ = try await self.writer.query(step) }
+                for step in Self.migrations[current] { try self.writer.query(step) }
                 current += 1
-                _ = try await self.writer.query("UPDATE schema_version SET version = ?", [.integer(current)])
+                try self.writer.query("UPDATE schema_version SET version = ?", [.integer(current)])
             }
         }
     }
 
     /// The schema version the database is at.
     public func schemaVersion() async throws -> Int {
-        let exists = try await reader.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
-        guard !exists.isEmpty else { return 0 }
-        let rows = try await reader.query("SELECT version FROM schema_version")
-        return rows.first?.column("version")?.integer ?? 0
-    }
-
-    /// Runs `body` in a write transaction; the caller holds `writeLock`.
-    func inTransaction<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        _ = try await writer.query("BEGIN IMMEDIATE")
-        do {
-            let result = try await body()
-            _ = try await writer.query("COMMIT")
-            return result
-        } catch {
-            _ = try? await writer.query("ROLLBACK")
-            throw error
+        try await read { reader in
+            let exists = try reader.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'")
+            guard !exists.isEmpty else { return 0 }
+            return try reader.query("SELECT version FROM schema_version").first?.column("version")?.integer ?? 0
         }
     }
 
-    /// Runs `body` in a write transaction under the write lock.
+    /// Runs `body` on the reader connection, on its thread.
+    func read<T: Sendable>(_ body: @Sendable (SQLiteHandle) throws -> T) async throws -> T {
+        try await readerThread.run { try body(self.reader) }
+    }
+
+    /// Runs `body` in a write transaction under the write lock, on the writer's thread (so
+    /// the transaction's statements are plain calls there, without a hand-off each).
     func write<T: Sendable>(_ body: () async throws -> T) async throws -> T {
-        try await writeLock.withLock { try await self.inTransaction(body) }
+        try await writeLock.withLock {
+            try await self.writerThread.run {
+                try self.writer.query("BEGIN IMMEDIATE")
+                do {
+                    let result = try await body()
+                    try self.writer.query("COMMIT")
+                    return result
+                } catch {
+                    _ = try? self.writer.query("ROLLBACK")
+                    throw error
+                }
+            }
+        }
     }
 }
 
-extension SQLiteData {
-    static func text(_ value: String?) -> SQLiteData { value.map { .text($0) } ?? .null }
-    static func date(_ value: Date) -> SQLiteData { .float(value.timeIntervalSince1970) }
-    static func offset(_ value: UInt64) -> SQLiteData { .integer(Int(value)) }
-}
-
-extension SQLiteRow {
+extension SQLRow {
     func string(_ name: String) throws -> String {
         guard let value = column(name)?.string else { throw GreenroomServerError.storage("column \(name) is missing") }
         return value

@@ -1,0 +1,32 @@
+import NIOPosix
+
+/// A thread of its own for one SQLite connection, usable as a task executor: work that
+/// prefers it runs there, so the connection's blocking calls (a commit's fsync, a busy
+/// wait) never hold Swift's shared threads, and a whole write transaction runs there as
+/// plain function calls instead of a thread hand-off per statement.
+final class SQLiteThread: TaskExecutor {
+    private let pool: NIOThreadPool
+
+    init() {
+        pool = NIOThreadPool(numberOfThreads: 1)
+        pool.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        // After shutdown the pool hands the item back as cancelled; the job still runs (on
+        // the caller's thread) so that no task is left suspended forever.
+        pool.submit { _ in job.runSynchronously(on: executor) }
+    }
+
+    /// Runs `body` on this thread and returns its result.
+    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await withTaskExecutorPreference(self) { try await body() }
+    }
+
+    /// Stops the thread once the work queued on it is done.
+    func shutdown() async throws {
+        try await pool.shutdownGracefully()
+    }
+}
