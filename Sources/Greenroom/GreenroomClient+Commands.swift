@@ -31,7 +31,7 @@ extension GreenroomClient {
             return (state.nextCommandId, state.socket)
         }
         guard let socket else { throw GreenroomError(.connectionLost, "not connected") }
-        let frame = try WireCoding.encoder.encode(CommandFrame(id: id, op: op, args: args))
+        let frame = try WireCoding.encode(CommandFrame(id: id, op: op, args: args))
         guard frame.count <= Limits.maxClientFrameBytes else {
             throw GreenroomError(.payloadTooLarge, "the command is \(frame.count) bytes; the server accepts at most \(Limits.maxClientFrameBytes)")
         }

@@ -185,7 +185,7 @@ extension GreenroomClient {
     func handleFrame(_ data: Data) {
         let frame: ServerFrame
         do {
-            frame = try WireCoding.decoder.decode(ServerFrame.self, from: data)
+            frame = try ServerFrame.parse(data)
         } catch {
             logger.warning("unreadable frame from the server: \(error)")
             return

@@ -191,7 +191,7 @@ public final class VideoSession: Sendable {
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {
-        try WireCoding.decoder.decode(type, from: data)
+        try WireCoding.decode(type, from: data)
     }
 
     /// Reads one video.
@@ -214,7 +214,7 @@ public final class VideoSession: Sendable {
     /// Changes a video's title, tags or extra data (its owner, with `videos.edit`).
     @discardableResult
     public func updateVideo(id: String, title: String? = nil, tags: [String]? = nil, extraData: [String: RawJSON]? = nil) async throws -> Video {
-        let body = try WireCoding.encoder.encode(VideoUpdateArgs(title: title, tags: tags, extraData: extraData))
+        let body = try WireCoding.encode(VideoUpdateArgs(title: title, tags: tags, extraData: extraData))
         return try decode(Video.self, try await request("PATCH", "/v1/videos/\(id)", body: body).0)
     }
 

@@ -49,7 +49,7 @@ extension VideoSession {
         upload.start { upload in
             defer { upload.finish() }
             let size = ((try? FileManager.default.attributesOfItem(atPath: fileURL.path)[.size]) as? NSNumber)?.int64Value ?? 0
-            let body = try WireCoding.encoder.encode(VideoCreateArgs(title: title, tags: tags, extraData: extraData, size: size))
+            let body = try WireCoding.encode(VideoCreateArgs(title: title, tags: tags, extraData: extraData, size: size))
             let ticket = try self.decode(VideoUploadTicket.self, try await self.request("POST", "/v1/videos", body: body).0)
             upload.setTicket(ticket)
             let handle = try FileHandle(forReadingFrom: fileURL)

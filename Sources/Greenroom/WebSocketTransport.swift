@@ -149,7 +149,7 @@ private final class RefusalRecorder: ChannelInboundHandler, RemovableChannelHand
             }
         case .end:
             if status != 101 {
-                let error = try? WireCoding.decoder.decode(RefusalBody.self, from: Data(body.readableBytesView)).error
+                let error = try? WireCoding.decode(RefusalBody.self, from: Data(body.readableBytesView)).error
                 promise.succeed(.refused(status: status, error: error))
             }
         }

@@ -4,18 +4,20 @@ extension RawJSON: Codable {
     /// Decodes any JSON value; `null` becomes ``nil``.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
+        // Each failed attempt costs a thrown error, so the commonest kinds come first;
+        // Bool before Double, so that no decoder can turn `true` into 1.
         if container.decodeNil() {
             self = .nil
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
         } else if let value = try? container.decode(Bool.self) {
             self = .bool(value)
         } else if let value = try? container.decode(Double.self) {
             self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([RawJSON].self) {
-            self = .array(value)
         } else if let value = try? container.decode([String: RawJSON].self) {
             self = .dictionary(value)
+        } else if let value = try? container.decode([RawJSON].self) {
+            self = .array(value)
         } else {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not a JSON value")
         }
@@ -46,33 +48,40 @@ extension RawJSON {
     ///
     /// - Throws: `DecodingError` when the text is not valid JSON.
     public init(json data: Data) throws {
-        try StrictJSON.check(data)
-        self = try JSONDecoder().decode(RawJSON.self, from: data)
+        self = try RawJSON.parse(data)
     }
 
     /// Parses a JSON string (an object, array or scalar at the top level).
     public init(json string: String) throws {
-        try self.init(json: Data(string.utf8))
+        var string = string
+        self = try string.withUTF8 { try RawJSON.parse($0) }
     }
 
     /// Encodes any `Encodable` value into its JSON shape.
     public init(encoding value: some Encodable) throws {
-        let data = try WireCoding.encoder.encode(value)
-        self = try WireCoding.decoder.decode(RawJSON.self, from: data)
+        self = try RawJSON.parse(try WireCoding.encode(value))
     }
 
     /// The value as compact JSON text with sorted keys.
     public func jsonData() throws -> Data {
-        try WireCoding.encoder.encode(self)
+        Data(try jsonBytes())
     }
 
     /// The value as compact JSON text with sorted keys.
     public func jsonString() throws -> String {
-        String(decoding: try jsonData(), as: UTF8.self)
+        String(decoding: try jsonBytes(), as: UTF8.self)
+    }
+
+    /// The value as compact JSON text with sorted keys, as UTF-8 bytes.
+    public func jsonBytes() throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(64)
+        try write(to: &output)
+        return output
     }
 
     /// Decodes this value into a `Decodable` type, as if it had been read from JSON.
     public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try WireCoding.decoder.decode(T.self, from: try jsonData())
+        try WireCoding.decode(T.self, from: try jsonData())
     }
 }

@@ -84,7 +84,7 @@ struct Listen: AsyncParsableCommand {
         for await update in subscription.updates {
             switch update {
             case .event(let event):
-                FileHandle.standardOutput.write(try WireCoding.encoder.encode(event) + Data("\n".utf8))
+                FileHandle.standardOutput.write(try WireCoding.encode(event) + Data("\n".utf8))
                 seen += 1
                 if let count, seen >= count {
                     await client.disconnect()

@@ -44,7 +44,7 @@ final class EventHub: Sendable {
     }
 
     static func encode(_ event: StreamEvent) throws -> ByteBuffer {
-        ByteBuffer(data: try WireCoding.encoder.encode(EventFrame(event: event)))
+        ByteBuffer(data: try WireCoding.encode(EventFrame(event: event)))
     }
 }
 

@@ -84,7 +84,7 @@ final class PostgresEventRelay: Service, Sendable {
 
     static func parse(_ payload: String) -> Input? {
         let data = Data(payload.utf8)
-        if let event = try? WireCoding.decoder.decode(StreamEvent.self, from: data) { return .event(event) }
+        if let event = try? WireCoding.decode(StreamEvent.self, from: data) { return .event(event) }
         guard let hint = try? RawJSON(json: data), let stream = hint["stream"]?.stringValue,
               let offset = hint["offset"]?.numberValue, offset >= 1 else { return nil }
         return .hint(stream: stream, offset: UInt64(offset))

@@ -41,7 +41,7 @@ struct HTTPGreenroomError: HTTPResponseError {
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body = (try? WireCoding.encoder.encode(["error": error])) ?? Data()
+        let body = (try? WireCoding.encode(["error": error])) ?? Data()
         var response = Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: body)))
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
         return response
@@ -78,6 +78,6 @@ struct ErrorMiddleware: RouterMiddleware {
 
 /// Encodes a value as a JSON response with the wire's encoder.
 func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-    let data = try WireCoding.encoder.encode(value)
+    let data = try WireCoding.encode(value)
     return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
 }

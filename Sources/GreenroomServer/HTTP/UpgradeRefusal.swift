@@ -51,7 +51,7 @@ final class UpgradeRefusalWriter: ChannelOutboundHandler, RemovableChannelHandle
         }
         replaced = true
         let http = HTTPGreenroomError(error: error)
-        let body = (try? WireCoding.encoder.encode(["error": error])) ?? Data()
+        let body = (try? WireCoding.encode(["error": error])) ?? Data()
         var head = "HTTP/1.1 \(http.status.code) \(http.status.reasonPhrase)\r\n"
         head += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         if http.status == .unauthorized { head += "WWW-Authenticate: Bearer\r\n" }

@@ -57,7 +57,7 @@ struct CommandRouter: Sendable {
     }
 
     static func encode(_ value: some Encodable) throws -> ByteBuffer {
-        ByteBuffer(data: try WireCoding.encoder.encode(value))
+        ByteBuffer(data: try WireCoding.encode(value))
     }
 
     static func errorFrame(_ re: UInt64, _ error: GreenroomError) -> ByteBuffer {
@@ -68,8 +68,7 @@ struct CommandRouter: Sendable {
     func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore) async {
         let command: CommandFrame
         do {
-            try StrictJSON.check(text.readableBytesView)
-            command = try WireCoding.decoder.decode(CommandFrame.self, from: Data(buffer: text))
+            command = try CommandFrame.parse(text.readableBytesView)
         } catch {
             core.metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)
             let reason = (error as? DecodingError).map(Self.describe) ?? "not JSON"

@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresStorage {
     /// What a notification carries: the whole event when it is small, else its position.
     static func notifyPayload(_ event: StreamEvent) -> String {
-        if let data = try? WireCoding.encoder.encode(event), data.count <= maxNotifyPayload {
+        if let data = try? WireCoding.encode(event), data.count <= maxNotifyPayload {
             return String(decoding: data, as: UTF8.self)
         }
         return (try? RawJSON(encoding: ["stream": .string(event.stream), "offset": .number(Double(event.offset))] as RawJSON).jsonString()) ?? ""

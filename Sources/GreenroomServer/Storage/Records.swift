@@ -152,12 +152,12 @@ extension StoredRecord {
 
     func asRecord() throws -> Record {
         Record(kind: Self.recordKind, scope: recordScope, id: recordId, sort: recordSort, tag: recordTag,
-               data: String(decoding: try WireCoding.encoder.encode(self), as: UTF8.self))
+               data: String(decoding: try WireCoding.encode(self), as: UTF8.self))
     }
 
     static func from(_ record: Record) throws -> Self {
         do {
-            return try WireCoding.decoder.decode(Self.self, from: Data(record.data.utf8))
+            return try WireCoding.decode(Self.self, from: Data(record.data.utf8))
         } catch {
             throw GreenroomServerError.storage("a \(recordKind) record does not decode: \(error)")
         }
