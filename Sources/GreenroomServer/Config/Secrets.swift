@@ -54,6 +54,16 @@ public struct Secrets: Sendable {
 
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(bytes * 2)
+        var word: UInt64 = 0
+        for index in 0..<bytes {
+            if index % 8 == 0 { word = generator.next() }
+            let byte = UInt8(truncatingIfNeeded: word >> (8 * UInt64(index % 8)))
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 }

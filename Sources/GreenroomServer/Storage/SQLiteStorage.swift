@@ -12,6 +12,9 @@ public final class SQLiteStorage: GreenroomStorage {
     /// last seconds), so they must not run on the threads the rest of the process shares.
     let writerThread: SQLiteThread
     let readerThread: SQLiteThread
+    /// Moves the write-ahead log into the database file off the writer's thread (see
+    /// ``didCommit()``); it has a connection and a thread of its own.
+    let checkpointer: SQLiteCheckpointer
     let writeLock = AsyncLock()
     /// The path of the database file.
     public let path: String
@@ -25,16 +28,20 @@ public final class SQLiteStorage: GreenroomStorage {
                 let writer = try SQLiteHandle(path: path)
                 try writer.query("PRAGMA busy_timeout=5000")
                 // WAL lets the reader read while the writer writes; FULL makes a commit
-                // durable before it returns (grouped commits keep that affordable).
+                // durable before it returns (grouped commits keep that affordable). The
+                // checkpointer, not the committing writer, copies the log into the file.
                 try writer.query("PRAGMA journal_mode=WAL")
                 try writer.query("PRAGMA synchronous=FULL")
                 try writer.query("PRAGMA foreign_keys=ON")
+                try writer.query("PRAGMA wal_autocheckpoint=0")
                 let reader = try SQLiteHandle(path: path)
                 try reader.query("PRAGMA busy_timeout=5000")
                 return (writer, reader)
             }
+            let checkpointer = try await SQLiteCheckpointer.open(path: path, logger: logger)
             logger.debug("SQLite storage opened", metadata: ["path": "\(path)"])
-            return SQLiteStorage(writer: writer, reader: reader, writerThread: writerThread, readerThread: readerThread, path: path)
+            return SQLiteStorage(writer: writer, reader: reader, writerThread: writerThread, readerThread: readerThread,
+                                 checkpointer: checkpointer, path: path)
         } catch {
             try? await writerThread.shutdown()
             try? await readerThread.shutdown()
@@ -42,17 +49,20 @@ public final class SQLiteStorage: GreenroomStorage {
         }
     }
 
-    private init(writer: SQLiteHandle, reader: SQLiteHandle, writerThread: SQLiteThread, readerThread: SQLiteThread, path: String) {
+    private init(writer: SQLiteHandle, reader: SQLiteHandle, writerThread: SQLiteThread, readerThread: SQLiteThread,
+                 checkpointer: SQLiteCheckpointer, path: String) {
         self.writer = writer
         self.reader = reader
         self.writerThread = writerThread
         self.readerThread = readerThread
+        self.checkpointer = checkpointer
         self.path = path
     }
 
     /// Closes both connections.
     public func close() async throws {
         try await writeLock.withLock {
+            try await self.checkpointer.close()
             try await self.readerThread.run { self.reader.close() }
             try await self.writerThread.run { self.writer.close() }
         }
@@ -143,6 +153,8 @@ public final class SQLiteStorage: GreenroomStorage {
                 do {
                     let result = try await body()
                     try self.writer.query("COMMIT")
+                    // Committed: a checkpoint that fails here must not fail the batch.
+                    if self.checkpointer.didCommit() { _ = try? self.writer.query("PRAGMA wal_checkpoint(PASSIVE)") }
                     return result
                 } catch {
                     _ = try? self.writer.query("ROLLBACK")
