@@ -33,7 +33,7 @@ struct BenchConnections: AsyncParsableCommand {
                         var config = WebSocketClientConfiguration()
                         config.additionalHeaders[.authorization] = "Bearer \(token)"
                         do {
-                            try await WebSocketClient.connect(url: target.webSocketURL, configuration: config, eventLoopGroup: BenchSubscriber.group, logger: Logger(label: "bench")) { inbound, outbound, _ in
+                            try await WebSocketClient.connect(url: target.webSocketURL, configuration: config, eventLoopGroup: BenchRawClient.group, logger: Logger(label: "bench")) { inbound, outbound, _ in
                                 try await outbound.write(.text(#"{"id":1,"op":"user.me"}"#))
                                 var iterator = inbound.makeAsyncIterator()
                                 _ = try await iterator.next()

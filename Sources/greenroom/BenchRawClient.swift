@@ -1,0 +1,199 @@
+import Foundation
+import NIOCore
+import NIOPosix
+
+/// The load generator's raw WebSocket clients: a channel handler that sends the upgrade
+/// request, then parses server frames from the bytes as they arrive on the event loop (no
+/// task per frame, no JSON decoding); what a client does with them is its subclass's. All
+/// raw clients share one event loop per core.
+enum BenchRawClient {
+    static let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+
+    /// Connects a raw client to `url` with `token`; `makeHandler` gets the upgrade request.
+    static func connect<Handler: RawClientHandler>(
+        url: String, token: String, on loop: any EventLoop, _ makeHandler: @escaping @Sendable (String) -> Handler
+    ) async throws -> any Channel {
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+            throw BenchSubscriberError(description: "cannot connect to \(url)")
+        }
+        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
+        let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        return try await ClientBootstrap(group: loop)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(makeHandler(request))
+                }
+            }
+            .connect(host: host, port: port).get()
+    }
+
+    /// A client frame (masked, as clients must).
+    static func maskedFrame(opcode: UInt8, payload: [UInt8]) -> [UInt8] {
+        var frame: [UInt8] = [0x80 | opcode]
+        switch payload.count {
+        case ..<126: frame.append(0x80 | UInt8(payload.count))
+        case ..<65536: frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
+        default:
+            frame.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) { frame.append(UInt8((payload.count >> shift) & 0xff)) }
+        }
+        let mask: [UInt8] = [0x37, 0xfa, 0x21, 0x3d]
+        frame += mask
+        for (i, byte) in payload.enumerated() { frame.append(byte ^ mask[i % 4]) }
+        return frame
+    }
+
+    static let replyKey = Array(#""re":"#.utf8)
+    static let errorKey = Array(#""error":"#.utf8)
+
+    /// The number after `key` in a JSON text, by scanning (no JSON decoding).
+    static func number(after key: [UInt8], in bytes: ByteBufferView) -> Double? {
+        guard var j = position(after: key, in: bytes) else { return nil }
+        var text = ""
+        while j < bytes.endIndex {
+            let byte = bytes[j]
+            if (byte >= 48 && byte <= 57) || byte == 46 || byte == 45 || byte == 101 || byte == 69 || byte == 43 {
+                text.append(Character(UnicodeScalar(byte)))
+                j += 1
+            } else {
+                break
+            }
+        }
+        return Double(text)
+    }
+
+    /// Whether `key` occurs in a JSON text.
+    static func contains(_ key: [UInt8], in bytes: ByteBufferView) -> Bool {
+        position(after: key, in: bytes) != nil
+    }
+
+    private static func position(after key: [UInt8], in bytes: ByteBufferView) -> Int? {
+        let keyCount = key.count
+        guard bytes.count > keyCount else { return nil }
+        var i = bytes.startIndex
+        let end = bytes.endIndex - keyCount
+        while i < end {
+            var matched = true
+            for k in 0..<keyCount where bytes[i + k] != key[k] {
+                matched = false
+                break
+            }
+            if matched { return i + keyCount }
+            i += 1
+        }
+        return nil
+    }
+}
+
+struct BenchSubscriberError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// The raw client's protocol on the event loop: the upgrade request, then server frames
+/// (never masked) parsed from the bytes as they come. Subclasses act on the upgrade and on
+/// each text frame, and call ``finish(_:)`` when done.
+class RawClientHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let request: String
+    private let timeout: TimeAmount
+    private var buffer = ByteBuffer()
+    private var upgraded = false
+    /// Whether the client has finished (its result reported, its channel closing).
+    private(set) var done = false
+
+    init(request: String, timeout: TimeAmount) {
+        self.request = request
+        self.timeout = timeout
+    }
+
+    /// The upgrade was accepted: start talking.
+    func didUpgrade(_ context: ChannelHandlerContext) {}
+    /// One text frame from the server.
+    func didReceive(text: ByteBufferView, _ context: ChannelHandlerContext) {}
+    /// Reports the result; `error` is set when the client could not do its work.
+    func report(error: (any Error)?) {}
+
+    /// Sends one text frame.
+    final func send(_ frame: [UInt8], _ context: ChannelHandlerContext, flush: Bool = true) {
+        let data = wrapOutboundOut(ByteBuffer(bytes: frame))
+        if flush { context.writeAndFlush(data, promise: nil) } else { context.write(data, promise: nil) }
+    }
+
+    /// Ends the client: reports its result once and closes the connection.
+    final func finish(_ context: ChannelHandlerContext, error: (any Error)? = nil) {
+        guard !done else { return }
+        done = true
+        report(error: error)
+        context.close(promise: nil)
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: request)), promise: nil)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: timeout) {
+            let (handler, context) = loopBound.value
+            handler.finish(context)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(context)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        finish(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var incoming = unwrapInboundIn(data)
+        buffer.writeBuffer(&incoming)
+        if !upgraded {
+            let view = buffer.readableBytesView
+            guard let end = view.firstRange(of: [13, 10, 13, 10]) else { return }
+            let head = String(decoding: view[view.startIndex..<end.lowerBound], as: UTF8.self)
+            guard head.hasPrefix("HTTP/1.1 101") else {
+                finish(context, error: BenchSubscriberError(description: "upgrade refused: \(head.prefix(40))"))
+                return
+            }
+            buffer.moveReaderIndex(to: end.upperBound)
+            upgraded = true
+            didUpgrade(context)
+        }
+        readFrames(context)
+        if buffer.readerIndex > 65536 { buffer.discardReadBytes() }
+    }
+
+    private func readFrames(_ context: ChannelHandlerContext) {
+        while !done, buffer.readableBytes >= 2 {
+            let start = buffer.readerIndex
+            let first = buffer.getInteger(at: start, as: UInt8.self)!
+            let second = buffer.getInteger(at: start + 1, as: UInt8.self)!
+            var length = Int(second & 0x7f)
+            var header = 2
+            if length == 126 {
+                guard let value = buffer.getInteger(at: start + 2, as: UInt16.self) else { return }
+                length = Int(value)
+                header = 4
+            } else if length == 127 {
+                guard let value = buffer.getInteger(at: start + 2, as: UInt64.self) else { return }
+                length = Int(value)
+                header = 10
+            }
+            guard buffer.readableBytes >= header + length else { return }
+            let payload = buffer.getSlice(at: start + header, length: length)!
+            buffer.moveReaderIndex(forwardBy: header + length)
+            switch first & 0x0f {
+            case 1: didReceive(text: payload.readableBytesView, context)
+            case 8: finish(context)
+            case 9: send(BenchRawClient.maskedFrame(opcode: 10, payload: Array(payload.readableBytesView)), context)
+            default: break
+            }
+        }
+    }
+}
