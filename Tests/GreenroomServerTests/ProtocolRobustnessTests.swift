@@ -101,4 +101,42 @@ struct ProtocolRobustnessTests {
             _ = silent
         }
     }
+
+    @Test("40 commands sent without waiting: messages stored in the order sent, a failing one alone refused, a read between them sees every earlier message")
+    func pipelinedSends() async throws {
+        try await withServer { server in
+            let alice = try await server.client("alice")
+            _ = try await alice.createChannel(id: "pipe")
+            let socket = try await connectRaw(server, "alice")
+            var frames: [String] = []
+            for id in 1...40 {
+                switch id {
+                case 20: frames.append(#"{"id":20,"op":"message.send","args":{"channelId":"nowhere","text":"m20"}}"#)
+                case 30: frames.append(#"{"id":30,"op":"message.list","args":{"channelId":"pipe","limit":100}}"#)
+                default: frames.append(#"{"id":\#(id),"op":"message.send","args":{"channelId":"pipe","text":"m\#(id)"}}"#)
+                }
+            }
+            for frame in frames { try socket.sendText(frame) }
+            var replies: [Int: RawJSON] = [:]
+            while replies.count < 40 {
+                let reply = try RawJSON(json: try await socket.readText())
+                let id = try #require(reply["re"]?.numberValue.map { Int($0) })
+                #expect(replies[id] == nil, "two replies to \(id)")
+                replies[id] = reply
+            }
+            #expect(replies[20]?["error"]?["name"]?.stringValue == "notFound")
+            let sent = (1...40).filter { $0 != 20 && $0 != 30 }
+            for id in sent {
+                #expect(replies[id]?["result"]?["text"]?.stringValue == "m\(id)", "reply to \(id): \(String(describing: replies[id]))")
+            }
+            // Sequence numbers follow the order of sending.
+            let sequences = sent.compactMap { replies[$0]?["result"]?["sequence"]?.numberValue }
+            #expect(sequences == (1...38).map(Double.init))
+            // The read waited for the sends before it, and saw none after it.
+            let listed = replies[30]?["result"]?["items"]?.arrayValue?.compactMap { $0["text"]?.stringValue }
+            #expect(listed == (1...29).filter { $0 != 20 }.map { "m\($0)" })
+            let history = try await alice.channelController(for: "pipe").loadPreviousMessages(before: nil, limit: 100)
+            #expect(history.items.map(\.text) == sent.map { "m\($0)" })
+        }
+    }
 }

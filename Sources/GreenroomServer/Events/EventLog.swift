@@ -75,6 +75,8 @@ final class EventLog: Service, Sendable {
                 return true
             }
             if accepted {
+                // Queued in order: a pipelined command's connection may read its next one.
+                CommandTurn.passCurrent()
                 wakeContinuation.yield()
             } else {
                 continuation.resume(throwing: GreenroomError(.unavailable, "the server is shutting down"))

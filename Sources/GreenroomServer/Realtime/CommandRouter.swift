@@ -17,6 +17,9 @@ struct CommandRouter: Sendable {
     typealias Handler = @Sendable (CommandContext, RawJSON?) async throws -> ByteBuffer?
 
     private(set) var handlers: [String: Handler] = [:]
+    /// Operations that may overlap the commands after them (see ``CommandPipeline``): each
+    /// does its checks inside its one write, so nothing it reads can change under it.
+    private(set) var pipelined: Set<String> = []
 
     /// Registers an operation with typed arguments and result.
     mutating func on<Args: Decodable & Sendable, Result: Encodable & Sendable>(
@@ -27,6 +30,16 @@ struct CommandRouter: Sendable {
             let result = try await body(context, args)
             return try Self.encode(ReplyFrame(re: context.commandId, result: result))
         }
+    }
+
+    /// Registers an operation as ``on(_:_:)`` does, and lets it overlap the commands after
+    /// it once its write is queued. Only for operations whose every read and check happens
+    /// inside their single write transaction.
+    mutating func onPipelined<Args: Decodable & Sendable, Result: Encodable & Sendable>(
+        _ op: String, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
+    ) {
+        on(op, body)
+        pipelined.insert(op)
     }
 
     /// Registers an operation that queues its own reply (to order it before other frames).
@@ -64,8 +77,9 @@ struct CommandRouter: Sendable {
         (try? encode(ErrorFrame(re: re, error: error))) ?? ByteBuffer(string: #"{"re":0,"error":{"code":1900000,"name":"internalError","message":"encoding failed"}}"#)
     }
 
-    /// Reads one frame's text, runs its command and queues the reply on the connection.
-    func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore) async {
+    /// Reads one frame's text, runs its command and queues the reply on the connection;
+    /// returns when the connection may read its next command (see ``CommandPipeline``).
+    func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore, pipeline: CommandPipeline) async {
         let command: CommandFrame
         do {
             command = try CommandFrame.parse(text.readableBytesView)
@@ -81,6 +95,24 @@ struct CommandRouter: Sendable {
             return
         }
         let context = CommandContext(connection: connection, commandId: command.id, core: core)
+        guard pipelined.contains(command.op) else {
+            await pipeline.waitUntilIdle()
+            await Self.run(handler, command, context)
+            return
+        }
+        let turn = CommandTurn()
+        pipeline.begin()
+        Task {
+            await CommandTurn.$current.withValue(turn) { await Self.run(handler, command, context) }
+            turn.pass()
+            pipeline.end()
+        }
+        await turn.wait()
+    }
+
+    private static func run(_ handler: Handler, _ command: CommandFrame, _ context: CommandContext) async {
+        let connection = context.connection
+        let core = context.core
         do {
             if let reply = try await handler(context, command.args) { connection.send(reply) }
             core.metrics.command(command.op, outcome: "ok")

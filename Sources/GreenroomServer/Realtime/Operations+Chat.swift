@@ -65,7 +65,7 @@ extension CommandRouter {
     }
 
     private mutating func registerMessageOperations() {
-        on(ChatOperation.sendMessage) { (context, args: MessageSendArgs) -> ChatMessage in
+        onPipelined(ChatOperation.sendMessage) { (context, args: MessageSendArgs) -> ChatMessage in
             try await context.core.chat.send(args, by: context.identity.userId)
         }
         on(ChatOperation.updateMessage) { (context, args: MessageUpdateArgs) -> ChatMessage in

@@ -70,18 +70,22 @@ extension ServerCore {
         // A failed read (a message over the limit, say) is rethrown after clean-up so
         // that the WebSocket handler closes with its code (1009 for a message too big).
         var readError: (any Error)?
+        let pipeline = CommandPipeline()
         do {
             for try await message in inbound.messages(maxSize: Limits.maxClientFrameBytes) {
                 let text: ByteBuffer = switch message {
                 case .text(let string): ByteBuffer(string: string)
                 case .binary(let buffer): buffer
                 }
-                await commands.handle(text, on: connection, core: self)
+                await commands.handle(text, on: connection, core: self, pipeline: pipeline)
             }
         } catch {
             logger.debug("connection \(connection.id) ended: \(error)")
             readError = error
         }
+        // Messages still being stored finish first (their replies are dropped if the
+        // socket is gone; what they stored stays stored).
+        await pipeline.waitUntilIdle()
         for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
         connection.finish()
         await leaveAllPresence(connection, reason: "disconnected")
