@@ -151,13 +151,17 @@ extension StoredRecord {
     var recordTag: String { "" }
 
     func asRecord() throws -> Record {
-        Record(kind: Self.recordKind, scope: recordScope, id: recordId, sort: recordSort, tag: recordTag,
-               data: String(decoding: try WireCoding.encode(self), as: UTF8.self))
+        let data = String(decoding: try WireCoding.encode(self), as: UTF8.self)
+        RecordValueCache.shared.remember(self, text: data)
+        return Record(kind: Self.recordKind, scope: recordScope, id: recordId, sort: recordSort, tag: recordTag, data: data)
     }
 
     static func from(_ record: Record) throws -> Self {
+        if let value = RecordValueCache.shared.value(Self.self, text: record.data) { return value }
         do {
-            return try WireCoding.decode(Self.self, from: Data(record.data.utf8))
+            let value = try WireCoding.decode(Self.self, from: Data(record.data.utf8))
+            RecordValueCache.shared.remember(value, text: record.data)
+            return value
         } catch {
             throw GreenroomServerError.storage("a \(recordKind) record does not decode: \(error)")
         }
