@@ -47,10 +47,13 @@ struct BenchFanout: AsyncParsableCommand {
         BenchReport.progress("\(ready.value) subscribed; publishing \(messages) events at \(rate)/s")
         let cpuBefore = target.cpuSeconds
         let pad = RawJSON.string(String(repeating: "x", count: payload))
+        var connections: [BenchPublisher] = []
+        for _ in 0..<publishers { connections.append(try await BenchPublisher.connect(to: target.baseURL, apiKey: target.apiKey)) }
+        let path = "/v1/streams/\(stream)/events"
         let start = Date()
         let next = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for _ in 0..<publishers {
+            for publisher in connections {
                 group.addTask {
                     while true {
                         let index = next.add()
@@ -58,8 +61,11 @@ struct BenchFanout: AsyncParsableCommand {
                         let due = start.addingTimeInterval(Double(index - 1) / rate)
                         let wait = due.timeIntervalSinceNow
                         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
-                        let body: RawJSON = ["type": "bench", "data": ["t": .number(Date().timeIntervalSince1970), "pad": pad]]
-                        let status = try await target.post("/v1/streams/\(stream)/events", body)
+                        let status = try await publisher.post(path) {
+                            // Stamped as the request is written.
+                            let body: RawJSON = ["type": "bench", "data": ["t": .number(Date().timeIntervalSince1970), "pad": pad]]
+                            return (try? body.jsonBytes()) ?? []
+                        }
                         if status != 201 { BenchReport.progress("publish \(index) answered \(status)") }
                         if index % max(messages / 10, 1) == 0 { BenchReport.progress("published \(index)") }
                     }
@@ -67,6 +73,7 @@ struct BenchFanout: AsyncParsableCommand {
             }
             try await group.waitForAll()
         }
+        for publisher in connections { await publisher.close() }
         let publishSeconds = Date().timeIntervalSince(start)
         let all = try await results.value
         let elapsed = Date().timeIntervalSince(start)

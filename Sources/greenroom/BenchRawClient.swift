@@ -48,20 +48,41 @@ enum BenchRawClient {
     static let replyKey = Array(#""re":"#.utf8)
     static let errorKey = Array(#""error":"#.utf8)
 
-    /// The number after `key` in a JSON text, by scanning (no JSON decoding).
+    /// The number after `key` in a JSON text, by scanning (no JSON decoding, no string):
+    /// digits, an optional sign and fraction; an exponent makes it fall back to `Double`.
     static func number(after key: [UInt8], in bytes: ByteBufferView) -> Double? {
-        guard var j = position(after: key, in: bytes) else { return nil }
-        var text = ""
-        while j < bytes.endIndex {
-            let byte = bytes[j]
-            if (byte >= 48 && byte <= 57) || byte == 46 || byte == 45 || byte == 101 || byte == 69 || byte == 43 {
-                text.append(Character(UnicodeScalar(byte)))
+        guard let start = position(after: key, in: bytes) else { return nil }
+        var j = start
+        var negative = false
+        if j < bytes.endIndex, bytes[j] == UInt8(ascii: "-") {
+            negative = true
+            j += 1
+        }
+        var whole: UInt64 = 0
+        var digits = 0
+        while j < bytes.endIndex, bytes[j] >= 48, bytes[j] <= 57, digits < 18 {
+            whole = whole * 10 + UInt64(bytes[j] - 48)
+            digits += 1
+            j += 1
+        }
+        guard digits > 0 else { return nil }
+        var value = Double(whole)
+        if j < bytes.endIndex, bytes[j] == UInt8(ascii: ".") {
+            j += 1
+            var scale = 0.1
+            while j < bytes.endIndex, bytes[j] >= 48, bytes[j] <= 57 {
+                value += Double(bytes[j] - 48) * scale
+                scale /= 10
                 j += 1
-            } else {
-                break
             }
         }
-        return Double(text)
+        if j < bytes.endIndex, bytes[j] == UInt8(ascii: "e") || bytes[j] == UInt8(ascii: "E") || (bytes[j] >= 48 && bytes[j] <= 57) {
+            // An exponent or more digits than fit: read the text the slow way.
+            var end = j
+            while end < bytes.endIndex, (bytes[end] >= 48 && bytes[end] <= 57) || [43, 45, 46, 69, 101].contains(bytes[end]) { end += 1 }
+            return Double(String(decoding: bytes[start..<end], as: UTF8.self))
+        }
+        return negative ? -value : value
     }
 
     /// Whether `key` occurs in a JSON text.
@@ -71,17 +92,20 @@ enum BenchRawClient {
 
     private static func position(after key: [UInt8], in bytes: ByteBufferView) -> Int? {
         let keyCount = key.count
-        guard bytes.count > keyCount else { return nil }
+        guard keyCount > 0, bytes.count > keyCount else { return nil }
+        let first = key[0]
         var i = bytes.startIndex
         let end = bytes.endIndex - keyCount
         while i < end {
+            // Look for the key's first byte, then compare the rest.
+            guard let found = bytes[i..<end].firstIndex(of: first) else { return nil }
             var matched = true
-            for k in 0..<keyCount where bytes[i + k] != key[k] {
+            for k in 1..<keyCount where bytes[found + k] != key[k] {
                 matched = false
                 break
             }
-            if matched { return i + keyCount }
-            i += 1
+            if matched { return found + keyCount }
+            i = found + 1
         }
         return nil
     }
