@@ -101,7 +101,8 @@ public final class GreenroomServer: Sendable {
                 router: router,
                 configuration: .init(ws: .init(
                     maxFrameSize: Limits.maxClientFrameBytes,
-                    autoPing: .enabled(timePeriod: .seconds(configuration.heartbeatInterval)),
+                    // Heartbeats are a timer per connection (HeartbeatHandler), not a task.
+                    autoPing: .disabled,
                     closeTimeout: .seconds(5))),
                 refusals: core.upgradeRefusals),
             // A deep accept queue: after a restart every client reconnects at once, and a SYN

@@ -91,14 +91,29 @@ struct ProtocolRobustnessTests {
         }
     }
 
-    @Test("a peer that stops answering pings is disconnected")
+    @Test("the server pings every interval: a peer that answers stays, one that stays silent is closed with 1001")
     func heartbeat() async throws {
         try await withServer({ $0.heartbeatInterval = 1 }) { server in
             let silent = try await connectRaw(server, "ghost")
-            try await eventually("the peer is connected") { server.server.connectionCount == 1 }
-            // The raw socket never answers the server's pings.
-            try await eventually("the silent peer is dropped", timeout: .seconds(15)) { server.server.connectionCount == 0 }
-            _ = silent
+            let answering = try await connectRaw(server, "echo")
+            let sdk = try await server.client("sdk")
+            try await eventually("all are connected") { server.server.connectionCount == 3 }
+            // The answering peer reads its pings for four intervals and answers each.
+            var pings = 0
+            let until = ContinuousClock.now + .seconds(4)
+            while ContinuousClock.now < until {
+                let frame = try await answering.readFrame(timeout: .seconds(3))
+                if frame.opcode == 9 {
+                    pings += 1
+                    try answering.sendFrame(opcode: 10, payload: frame.payload)
+                }
+            }
+            #expect(pings >= 3, "\(pings) pings in 4 s at a 1 s interval")
+            // The raw socket that never answers was closed with 1001; the others stay.
+            #expect(try await silent.readUntilClosed(timeout: .seconds(10)) == 1001)
+            try await eventually("the silent peer is gone") { server.server.connectionCount == 2 }
+            #expect(sdk.connectionState == .connected)
+            #expect(try await sdk.currentUserController().currentUser().id == "sdk")
         }
     }
 

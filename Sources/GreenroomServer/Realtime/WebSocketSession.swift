@@ -61,6 +61,11 @@ extension ServerCore {
             metrics.connectionChanged(by: -1)
         }
         connection.attach(outbound)
+        let channel = connection.channel
+        let heartbeat = TimeAmount.milliseconds(Int64(configuration.heartbeatInterval * 1000))
+        try? await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: heartbeat), position: .first)
+        }.get()
         // The token's expiry is a timer on the event loop, not a task per connection.
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
         let expiry = connection.channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
