@@ -31,4 +31,21 @@ struct SQLiteStorageTests {
             _ = database
         }
     }
+
+    @Test("after close, reads and writes fail at once instead of waiting for the stopped threads")
+    func afterClose() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-closed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
+        try await storage.migrate()
+        try await storage.insertUser(StorageConformanceTests.user("a", "Al"))
+        try await storage.close()
+        await #expect(throws: (any Error).self) { _ = try await storage.user(id: "a") }
+        await #expect(throws: (any Error).self) { try await storage.insertUser(StorageConformanceTests.user("b", "Bea")) }
+        // The file kept what was written before the close.
+        let reopened = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
+        #expect(try await reopened.user(id: "a")?.nickname == "Al")
+        try await reopened.close()
+    }
 }

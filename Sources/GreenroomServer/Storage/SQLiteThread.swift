@@ -15,9 +15,16 @@ final class SQLiteThread: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        // After shutdown the pool hands the item back as cancelled; the job still runs (on
-        // the caller's thread) so that no task is left suspended forever.
-        pool.submit { _ in job.runSynchronously(on: executor) }
+        pool.submit { state in
+            switch state {
+            case .active:
+                job.runSynchronously(on: executor)
+            case .cancelled:
+                // After shutdown the pool hands the item back: the job still runs, on the
+                // shared executor, so that no task is left suspended forever.
+                globalConcurrentExecutor.enqueue(ExecutorJob(job))
+            }
+        }
     }
 
     /// Runs `body` on this thread and returns its result.
