@@ -12,9 +12,7 @@ extension CommandFrame {
         guard let idValue = members["id"] else {
             throw DecodingError.keyNotFound(FrameKey.id, .init(codingPath: [], debugDescription: "id is required"))
         }
-        guard case .number(let number) = idValue, let id = UInt64(exactly: number) else {
-            throw DecodingError.typeMismatch(UInt64.self, .init(codingPath: [FrameKey.id], debugDescription: "id is a non-negative integer"))
-        }
+        let id = try FrameKey.unsigned(idValue, at: [.id])
         guard let opValue = members["op"] else {
             throw DecodingError.keyNotFound(FrameKey.op, .init(codingPath: [], debugDescription: "op is required"))
         }
@@ -32,12 +30,7 @@ extension ServerFrame {
     public static func parse(_ data: some Collection<UInt8>) throws -> ServerFrame {
         let members = try FrameKey.object(try RawJSON.parse(data), "a server frame")
         var frame = ServerFrame()
-        if let re = members["re"], re != .nil {
-            guard case .number(let number) = re, let id = UInt64(exactly: number) else {
-                throw DecodingError.typeMismatch(UInt64.self, .init(codingPath: [FrameKey.re], debugDescription: "re is a non-negative integer"))
-            }
-            frame.re = id
-        }
+        if let re = members["re"], re != .nil { frame.re = try FrameKey.unsigned(re, at: [.re]) }
         frame.result = members["result"].flatMap { $0 == .nil ? nil : $0 }
         if let error = members["error"], error != .nil { frame.error = try error.decode(as: GreenroomError.self) }
         if let event = members["event"], event != .nil { frame.event = try StreamEvent(parsing: event) }
@@ -55,9 +48,7 @@ extension StreamEvent {
             }
             return text
         }
-        guard case .number(let number) = members["offset"], let offset = UInt64(exactly: number) else {
-            throw DecodingError.typeMismatch(UInt64.self, .init(codingPath: [FrameKey.event, FrameKey.offset], debugDescription: "offset is a non-negative integer"))
-        }
+        let offset = try FrameKey.unsigned(members["offset"], at: [.event, .offset])
         guard let at = WireCoding.parseDate(try text(.at)) else {
             throw DecodingError.dataCorrupted(.init(codingPath: [FrameKey.event, FrameKey.at], debugDescription: "at is an ISO 8601 date"))
         }
@@ -75,5 +66,14 @@ private enum FrameKey: String, CodingKey {
             throw DecodingError.typeMismatch([String: RawJSON].self, .init(codingPath: [], debugDescription: "\(what) is an object"))
         }
         return members
+    }
+
+    /// A number that is a non-negative integer; throws naming the key at the end of `path`.
+    static func unsigned(_ value: RawJSON?, at path: [FrameKey]) throws -> UInt64 {
+        guard case .number(let number) = value, let unsigned = UInt64(exactly: number) else {
+            let name = path.last?.rawValue ?? "value"
+            throw DecodingError.typeMismatch(UInt64.self, .init(codingPath: path, debugDescription: "\(name) is a non-negative integer"))
+        }
+        return unsigned
     }
 }

@@ -9,10 +9,13 @@ import NIOPosix
 enum BenchRawClient {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
 
-    /// Connects a raw client to `url` with `token`; `makeHandler` gets the upgrade request.
-    static func connect<Handler: RawClientHandler>(
-        url: String, token: String, on loop: any EventLoop, _ makeHandler: @escaping @Sendable (String) -> Handler
-    ) async throws -> any Channel {
+    /// Connects a raw client to `url` with `token` and returns what its handler reports,
+    /// then closes the connection. `makeHandler` gets the upgrade request, the time left
+    /// until `deadline` (when the handler gives up) and the promise to report through.
+    static func run<Result: Sendable, Handler: RawClientHandler>(
+        url: String, token: String, deadline: ContinuousClock.Instant,
+        _ makeHandler: @escaping @Sendable (_ request: String, _ timeout: TimeAmount, _ promise: EventLoopPromise<Result>) -> Handler
+    ) async throws -> Result {
         guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
             throw BenchSubscriberError(description: "cannot connect to \(url)")
         }
@@ -20,13 +23,19 @@ enum BenchRawClient {
         if let query = components.percentEncodedQuery { path += "?" + query }
         let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
-        return try await ClientBootstrap(group: loop)
+        let loop = group.next()
+        let promise = loop.makePromise(of: Result.self)
+        let timeout = TimeAmount(until: deadline)
+        let channel = try await ClientBootstrap(group: loop)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(makeHandler(request))
+                    try channel.pipeline.syncOperations.addHandler(makeHandler(request, timeout, promise))
                 }
             }
             .connect(host: host, port: port).get()
+        let result = try await promise.futureResult.get()
+        try? await channel.close()
+        return result
     }
 
     /// A client frame (masked, as clients must).

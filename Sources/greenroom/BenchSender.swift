@@ -25,15 +25,9 @@ final class RawSenderHandler: RawClientHandler {
     /// Connects and sends until the shared counter passes `total`; returns this sender's counts.
     static func run(url: String, token: String, channelId: String, window: Int, next: Tally, total: Int,
                     deadline: ContinuousClock.Instant) async throws -> Result {
-        let loop = BenchRawClient.group.next()
-        let promise = loop.makePromise(of: Result.self)
-        let timeout = TimeAmount(until: deadline)
-        let channel = try await BenchRawClient.connect(url: url, token: token, on: loop) { request in
+        try await BenchRawClient.run(url: url, token: token, deadline: deadline) { request, timeout, promise in
             RawSenderHandler(request: request, timeout: timeout, channelId: channelId, window: window, next: next, total: total, promise: promise)
         }
-        let result = try await promise.futureResult.get()
-        try? await channel.close()
-        return result
     }
 
     init(request: String, timeout: TimeAmount, channelId: String, window: Int, next: Tally, total: Int, promise: EventLoopPromise<Result>) {

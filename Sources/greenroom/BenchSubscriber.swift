@@ -19,15 +19,9 @@ struct BenchSubscriber: Sendable {
     /// Connects, subscribes (counting `ready`), reads until `expected` events or `deadline`.
     func run(expected: Int, ready: Tally, deadline: ContinuousClock.Instant) async throws -> Result {
         let subscribe = BenchRawClient.maskedFrame(opcode: 1, payload: Array(#"{"id":1,"op":"stream.subscribe","args":{"stream":"\#(stream)"}}"#.utf8))
-        let loop = BenchRawClient.group.next()
-        let promise = loop.makePromise(of: Result.self)
-        let timeout = TimeAmount(until: deadline)
-        let channel = try await BenchRawClient.connect(url: url, token: token, on: loop) { request in
+        return try await BenchRawClient.run(url: url, token: token, deadline: deadline) { request, timeout, promise in
             RawSubscriberHandler(request: request, timeout: timeout, subscribe: subscribe, expected: expected, ready: ready, promise: promise)
         }
-        let result = try await promise.futureResult.get()
-        try? await channel.close()
-        return result
     }
 
     static let offsetKey = Array(#""offset":"#.utf8)

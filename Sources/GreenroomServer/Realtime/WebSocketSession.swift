@@ -68,7 +68,7 @@ extension ServerCore {
         }.get()
         // The token's expiry is a timer on the event loop, not a task per connection.
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
-        let expiry = connection.channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
+        let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
             connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
         }
         defer { expiry.cancel() }
