@@ -1,7 +1,6 @@
 import Foundation
 import GreenroomProtocol
 import Hummingbird
-import HummingbirdWebSocket
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -97,14 +96,7 @@ public final class GreenroomServer: Sendable {
         let router = core.buildRouter()
         let app = Application(
             router: router,
-            server: .greenroom(
-                router: router,
-                configuration: .init(ws: .init(
-                    maxFrameSize: Limits.maxClientFrameBytes,
-                    // Heartbeats are a timer per connection (HeartbeatHandler), not a task.
-                    autoPing: .disabled,
-                    closeTimeout: .seconds(5))),
-                refusals: core.upgradeRefusals),
+            server: .greenroom(core: core),
             // A deep accept queue: after a restart every client reconnects at once, and a SYN
             // dropped from a full queue is retried only a second or more later.
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Greenroom", backlog: 4096),

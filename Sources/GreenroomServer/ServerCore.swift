@@ -25,7 +25,6 @@ final class ServerCore: Sendable {
     let videoProcessor: VideoProcessor
     let mediaTools: MediaTools
     let connections = ConnectionRegistry()
-    let upgradeRefusals = UpgradeRefusals()
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
     let draining = Atomic<Bool>(false)
     let commands: CommandRouter

@@ -154,4 +154,67 @@ struct ProtocolRobustnessTests {
             #expect(history.items.map(\.text) == sent.map { "m\($0)" })
         }
     }
+
+    /// A short frame masked with zeros (so the payload is sent as is).
+    static func frame(opcode: UInt8, fin: Bool, _ text: String) -> [UInt8] {
+        let payload = Array(text.utf8)
+        precondition(payload.count < 126)
+        return [(fin ? 0x80 : 0) | opcode, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
+    }
+
+    @Test("protocol violations close with 1002; a ping gets its pong; a client's close is answered with its code and the socket closed")
+    func framing() async throws {
+        try await withServer { server in
+            // A continuation with no message started.
+            let orphan = try await connectRaw(server, "alice")
+            try orphan.sendFrame(opcode: 0, payload: Array("x".utf8))
+            #expect(try await orphan.readUntilClosed() == 1002)
+            // A reserved bit set (no extension was negotiated).
+            let reserved = try await connectRaw(server, "bob")
+            try reserved.write([0xC1, 0x81, 0, 0, 0, 0, UInt8(ascii: "x")])
+            #expect(try await reserved.readUntilClosed() == 1002)
+            // A new message while a fragmented one is unfinished.
+            let interleaved = try await connectRaw(server, "carol")
+            try interleaved.write(Self.frame(opcode: 1, fin: false, "{"))
+            try interleaved.sendText("{}")
+            #expect(try await interleaved.readUntilClosed() == 1002)
+
+            let polite = try await connectRaw(server, "dave")
+            try polite.sendFrame(opcode: 9, payload: [1, 2, 3])
+            let pong = try await polite.readFrame()
+            #expect(pong.opcode == 10 && pong.payload == [1, 2, 3])
+            // A fragmented command is joined.
+            try polite.write(Self.frame(opcode: 1, fin: false, #"{""#))
+            try polite.write(Self.frame(opcode: 0, fin: true, #"id":4,"op":"user.me"}"#))
+            let me = try RawJSON(json: try await polite.readText())
+            #expect(me["re"]?.numberValue == 4)
+            #expect(me["result"]?["id"]?.stringValue == "dave")
+            try polite.sendFrame(opcode: 8, payload: [0x03, 0xE8])
+            let answer = try await polite.readFrame()
+            #expect(answer.opcode == 8 && RawSocket.closeCode(answer.payload) == 1000)
+            #expect(try await polite.readUntilEOF(timeout: .seconds(5)))
+            // Each closed connection was cleaned up.
+            try await eventually("every connection is gone") { server.server.connectionCount == 0 }
+        }
+    }
+
+    @Test("300 commands sent without reading a reply: reading pauses and resumes, and every command is answered in order")
+    func flowControl() async throws {
+        try await withServer { server in
+            let socket = try await connectRaw(server, "alice")
+            for id in 1...300 { try socket.sendText(#"{"id":\#(id),"op":"user.me"}"#) }
+            var answered: [Int] = []
+            while answered.count < 300 {
+                let reply = try RawJSON(json: try await socket.readText())
+                #expect(reply["result"]?["id"]?.stringValue == "alice")
+                answered.append(Int(try #require(reply["re"]?.numberValue)))
+            }
+            #expect(answered == Array(1...300))
+            let pauses = server.server.metrics.exposition().split(separator: "\n").first { $0.hasPrefix("greenroom_reads_paused_total ") }
+            #expect(pauses.flatMap { Int($0.split(separator: " ").last ?? "") }.map { $0 >= 1 } == true, "\(String(describing: pauses))")
+            // The connection reads again afterwards.
+            try socket.sendText(#"{"id":301,"op":"user.me"}"#)
+            #expect(try RawJSON(json: try await socket.readText())["re"]?.numberValue == 301)
+        }
+    }
 }

@@ -1,19 +1,16 @@
 import Foundation
 import GreenroomProtocol
 import Hummingbird
-import HummingbirdWebSocket
 import NIOCore
 
-/// The request context of every route: Hummingbird's core storage, the WebSocket upgrade
-/// reference, the socket's channel, and the wire's JSON coders.
-struct GreenroomRequestContext: RequestContext, WebSocketRequestContext {
+/// The request context of every route: Hummingbird's core storage, the socket's channel,
+/// and the wire's JSON coders.
+struct GreenroomRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    let webSocket: WebSocketHandlerReference<Self>
     let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
-        self.webSocket = .init()
         self.channel = source.channel
     }
 

@@ -1,6 +1,5 @@
 import DequeModule
 import GreenroomProtocol
-import HummingbirdWebSocket
 import NIOCore
 import NIOWebSocket
 import Synchronization
@@ -27,12 +26,10 @@ final class ClientConnection: Sendable {
         var presence: Set<String> = []
         /// Roster entries this connection holds: stream → keys.
         var roster: [String: Set<String>] = [:]
-        /// The socket's writer, for the close frame (set when the session starts).
-        var outbound: WebSocketOutboundWriter?
         /// A drain is scheduled on the event loop (or running); set when the queue gains a
         /// frame, cleared by the drain that finds it empty.
         var drainScheduled = false
-        var closeRequest: (code: WebSocketErrorCode, reason: String)?
+        var closeRequest: (code: UInt16, reason: String)?
         var finished = false
     }
 
@@ -119,14 +116,14 @@ final class ClientConnection: Sendable {
         /// Schedule a drain on the event loop.
         case drain
         /// Send the close frame that was just requested.
-        case close(WebSocketOutboundWriter?)
+        case close
     }
 
     private func perform(_ action: Action) {
         switch action {
         case .none: break
         case .drain: channel.eventLoop.execute { self.drainOnLoop() }
-        case .close(let outbound): startClose(outbound)
+        case .close: startClose()
         }
     }
 
@@ -134,10 +131,10 @@ final class ClientConnection: Sendable {
         guard !state.finished, state.closeRequest == nil else { return .none }
         if state.queue.count >= limit {
             state.queue.removeAll()
-            state.closeRequest = (WebSocketErrorCode(codeNumber: CloseCode.slowConsumer.rawValue), "slow consumer: reconnect and resume")
+            state.closeRequest = (UInt16(CloseCode.slowConsumer.rawValue), "slow consumer: reconnect and resume")
             metrics.outboundDrop()
             forceCloseSoon()
-            return .close(state.outbound)
+            return .close
         }
         state.queue.append(frame)
         return needsDrain(&state)
@@ -242,22 +239,12 @@ final class ClientConnection: Sendable {
 
     // MARK: Closing and writing
 
-    /// Gives the connection its socket's writer, which close frames go through; a close
-    /// requested before is sent now.
-    func attach(_ outbound: WebSocketOutboundWriter) {
-        let pending = state.withLock { state -> Bool in
-            state.outbound = outbound
-            return state.closeRequest != nil
-        }
-        if pending { startClose(outbound) }
-    }
-
     /// Sends a close frame with `code` after what is queued.
     func requestClose(_ code: CloseCode, reason: String) {
         let action = state.withLock { state -> Action in
             guard !state.finished, state.closeRequest == nil else { return .none }
-            state.closeRequest = (WebSocketErrorCode(codeNumber: code.rawValue), reason)
-            return .close(state.outbound)
+            state.closeRequest = (UInt16(code.rawValue), reason)
+            return .close
         }
         perform(action)
     }
@@ -273,7 +260,6 @@ final class ClientConnection: Sendable {
             state.finished = true
             state.queue.removeAll()
             state.subscriptions.removeAll()
-            state.outbound = nil
         }
     }
 
@@ -282,19 +268,32 @@ final class ClientConnection: Sendable {
         state.withLock { !$0.finished && ($0.drainScheduled || !$0.queue.isEmpty) }
     }
 
+    /// Whether the server has asked to close (so a close from the client is the answer).
+    var closeRequested: Bool { state.withLock { $0.closeRequest != nil } }
+
+    /// A close frame: `code`, then `reason` (cut to fit the 125 bytes a control frame holds).
+    static func closeFrame(code: UInt16, reason: String, allocator: ByteBufferAllocator) -> WebSocketFrame {
+        var reason = Substring(reason)
+        while reason.utf8.count > 123 { reason = reason.dropLast() }
+        var data = allocator.buffer(capacity: 2 + reason.utf8.count)
+        data.writeInteger(code)
+        data.writeString(String(reason))
+        return WebSocketFrame(fin: true, opcode: .connectionClose, data: data)
+    }
+
     /// Lets the frames queued before the close request reach the socket (for a few seconds
     /// at most: a slow consumer's queue was already dropped), then sends the close frame.
-    private func startClose(_ outbound: WebSocketOutboundWriter?) {
-        guard let outbound, let request = state.withLock({ $0.closeRequest }) else { return }
+    /// A client that does not answer it is cut off five seconds later.
+    private func startClose() {
+        guard let request = state.withLock({ $0.closeRequest }) else { return }
         let channel = self.channel
         Task {
             let deadline = ContinuousClock.now + .seconds(3)
             while draining, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(5))
             }
-            // A peer that never answers the close frame is cut off after a while.
             channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
-            try? await outbound.close(request.code, reason: request.reason)
+            channel.writeAndFlush(Self.closeFrame(code: request.code, reason: request.reason, allocator: channel.allocator), promise: nil)
         }
     }
 }

@@ -1,100 +1,90 @@
 import Foundation
 import GreenroomProtocol
 import Hummingbird
-import HummingbirdWebSocket
+import HummingbirdCore
 import NIOCore
 
 extension ServerCore {
-    /// The token of a connection request: `Authorization: Bearer TOKEN` or `?token=TOKEN`
-    /// (browsers cannot set headers on a WebSocket).
-    func token(from request: Request) throws -> String {
-        if let header = request.headers[.authorization] {
+    /// The WebSocket's path.
+    static let connectPath = "/v1/connect"
+
+    /// The token of a request: `Authorization: Bearer TOKEN` or `?token=TOKEN` (browsers
+    /// cannot set headers on a WebSocket).
+    func token(authorization: String?, uri: URI) throws -> String {
+        if let header = authorization {
             guard header.lowercased().hasPrefix("bearer ") else {
                 throw GreenroomError(.invalidToken, "the Authorization header must be 'Bearer TOKEN'")
             }
             return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         }
-        if let token = request.uri.queryParameters["token"], !token.isEmpty { return String(token) }
+        if let token = uri.queryParameters["token"], !token.isEmpty { return String(token) }
         throw GreenroomError(.notAuthenticated, "connect with a token: Authorization: Bearer TOKEN, or ?token=TOKEN")
     }
 
+    /// The identity of a request's token; refused while the server shuts down.
     func authenticate(_ request: Request) async throws -> Identity {
-        let identity = try await tokens.verify(try token(from: request))
+        try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
+    }
+
+    func authenticate(authorization: String?, uri: URI) async throws -> Identity {
+        let identity = try await tokens.verify(try token(authorization: authorization, uri: uri))
         if draining.load(ordering: .relaxed) {
             throw GreenroomError(.unavailable, "the server is shutting down; reconnect shortly")
         }
         return identity
     }
 
-    /// `GET /v1/connect`: the WebSocket. The token is checked before the upgrade; a refused
-    /// request gets 401 and the JSON error (a plain GET with a good token gets 200, which is
-    /// how a client learns why an upgrade was refused).
+    /// Checks a connection request before the upgrade: its token, and its user, which
+    /// exists before the client learns it is connected, so that others may invite it at once.
+    func acceptConnection(authorization: String?, uri: String) async throws -> Identity {
+        let identity = try await authenticate(authorization: authorization, uri: URI(uri))
+        _ = try await users.ensure(id: identity.userId)
+        return identity
+    }
+
+    /// `GET /v1/connect` without an upgrade: 200 when an upgrade would be accepted, else
+    /// the JSON error (a refused upgrade gets the same answer; see ``GreenroomChildChannel``).
     func addConnectRoute(_ router: Router<GreenroomRequestContext>) {
-        router.ws("/v1/connect") { request, context in
-            do {
-                let identity = try await self.authenticate(request)
-                // The user exists before the client learns it is connected, so that others
-                // may invite it at once.
-                _ = try await self.users.ensure(id: identity.userId)
-            } catch let error as GreenroomError {
-                if request.headers[.upgrade]?.lowercased() == "websocket" {
-                    self.upgradeRefusals.record(error, for: context.channel)
-                }
-                throw error
-            }
-            return .upgrade([:])
-        } onUpgrade: { inbound, outbound, context in
-            try await self.serve(inbound: inbound, outbound: outbound, context: context)
+        router.get(RouterPath(Self.connectPath)) { request, _ -> Response in
+            _ = try await self.acceptConnection(authorization: request.headers[.authorization], uri: request.uri.description)
+            return Response(status: .ok)
         }
     }
 
-    func serve(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, context: WebSocketRouterContext<GreenroomRequestContext>) async throws {
-        let identity = try await authenticate(context.request)
+    /// On the event loop, as the upgrade completes: the connection's state and handlers,
+    /// its heartbeat, and the timer that closes it when its token expires.
+    func startSession(on channel: any Channel, identity: Identity) throws {
         let connection = ClientConnection(
-            id: connections.nextId(), identity: identity, channel: context.requestContext.channel,
+            id: connections.nextId(), identity: identity, channel: channel,
             limit: configuration.outboundQueueLimit, metrics: metrics)
-        connections.add(connection)
-        metrics.connectionChanged(by: 1)
-        // Below, the read loop leaves the hub and finishes the connection on every path.
-        defer {
-            connections.remove(connection)
-            metrics.connectionChanged(by: -1)
-        }
-        connection.attach(outbound)
-        let channel = connection.channel
-        let heartbeat = TimeAmount.milliseconds(Int64(configuration.heartbeatInterval * 1000))
-        try? await channel.eventLoop.submit {
-            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: heartbeat), position: .first)
-        }.get()
-        // The token's expiry is a timer on the event loop, not a task per connection.
+        let queue = CommandQueue(connection: connection, core: self)
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
         let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
             connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
         }
-        defer { expiry.cancel() }
-        // A failed read (a message over the limit, say) is rethrown after clean-up so
-        // that the WebSocket handler closes with its code (1009 for a message too big).
-        var readError: (any Error)?
-        let pipeline = CommandPipeline()
+        let heartbeat = TimeAmount.milliseconds(Int64(configuration.heartbeatInterval * 1000))
         do {
-            for try await message in inbound.messages(maxSize: Limits.maxClientFrameBytes) {
-                let text: ByteBuffer = switch message {
-                case .text(let string): ByteBuffer(string: string)
-                case .binary(let buffer): buffer
-                }
-                await commands.handle(text, on: connection, core: self, pipeline: pipeline)
-            }
+            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: heartbeat), position: .first)
+            try channel.pipeline.syncOperations.addHandler(ClientSocketHandler(queue: queue, expiry: expiry))
         } catch {
-            logger.debug("connection \(connection.id) ended: \(error)")
-            readError = error
+            expiry.cancel()
+            throw error
         }
-        // Messages still being stored finish first (their replies are dropped if the
-        // socket is gone; what they stored stays stored).
-        await pipeline.waitUntilIdle()
+        connections.add(connection)
+        metrics.connectionChanged(by: 1)
+    }
+
+    /// After the socket closed: commands still running finish first (their replies are
+    /// dropped; what they stored stays stored), then the connection leaves the hub, its
+    /// presence and its rosters.
+    func endSession(_ queue: CommandQueue) async {
+        let connection = queue.connection
+        await queue.close()
         for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
         connection.finish()
         await leaveAllPresence(connection, reason: "disconnected")
         await closeRoster(connection)
-        if let readError { throw readError }
+        connections.remove(connection)
+        metrics.connectionChanged(by: -1)
     }
 }

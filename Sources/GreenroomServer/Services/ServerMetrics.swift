@@ -15,6 +15,7 @@ public final class ServerMetrics: Sendable {
     private let delivered: Metrics.Counter
     private let drops: Metrics.Counter
     private let appended: Metrics.Counter
+    private let pauses: Metrics.Counter
     private let commandCounters = Mutex<[String: Metrics.Counter]>([:])
 
     /// Makes the metrics.
@@ -24,6 +25,7 @@ public final class ServerMetrics: Sendable {
         delivered = Metrics.Counter(label: "greenroom_events_delivered_total", dimensions: [], factory: factory)
         drops = Metrics.Counter(label: "greenroom_outbound_queue_drops_total", dimensions: [], factory: factory)
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
+        pauses = Metrics.Counter(label: "greenroom_reads_paused_total", dimensions: [], factory: factory)
     }
 
     /// Counts a connection opened (+1) or closed (-1).
@@ -51,6 +53,8 @@ public final class ServerMetrics: Sendable {
     func eventsDelivered(_ count: Int) { if count > 0 { delivered.increment(by: count) } }
     /// Counts a client disconnected because its outbound queue overflowed.
     func outboundDrop() { drops.increment() }
+    /// Counts a connection no longer read because its commands wait (``CommandQueue``).
+    func readsPaused() { pauses.increment() }
     /// Counts events appended to logs.
     func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
 

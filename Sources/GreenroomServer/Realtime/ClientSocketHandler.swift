@@ -1,0 +1,117 @@
+import GreenroomProtocol
+import NIOCore
+import NIOHTTP1
+import NIOWebSocket
+
+/// A client's WebSocket on its event loop, after the upgrade: joins a message's fragments
+/// (at most ``Limits/maxClientFrameBytes`` in all), hands each message to the
+/// connection's ``CommandQueue``, answers pings, answers the client's close and closes
+/// the socket. A protocol violation closes with 1002, a message too big with 1009. When the
+/// socket closes, the connection's clean-up runs (``ServerCore/endSession(_:)``).
+///
+/// Frames too large or malformed are refused before they get here, by NIO's frame decoder
+/// and its protocol error handler (1009 and 1002).
+final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = WebSocketFrame
+    typealias OutboundOut = WebSocketFrame
+
+    private let queue: CommandQueue
+    private let expiry: Scheduled<Void>
+    /// The fragments of a message still arriving.
+    private var fragments: ByteBuffer?
+    private var closing = false
+
+    init(queue: CommandQueue, expiry: Scheduled<Void>) {
+        self.queue = queue
+        self.expiry = expiry
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        guard !closing else { return }
+        guard frame.rsv1 == false, frame.rsv2 == false, frame.rsv3 == false else {
+            return fail(context, .protocolError)
+        }
+        switch frame.opcode {
+        case .text, .binary:
+            guard fragments == nil else { return fail(context, .protocolError) }
+            if frame.fin {
+                queue.received(frame.unmaskedData)
+            } else {
+                fragments = frame.unmaskedData
+            }
+        case .continuation:
+            guard var message = fragments else { return fail(context, .protocolError) }
+            guard message.readableBytes + frame.length <= Limits.maxClientFrameBytes else {
+                return fail(context, .messageTooLarge)
+            }
+            var data = frame.unmaskedData
+            message.writeBuffer(&data)
+            if frame.fin {
+                fragments = nil
+                queue.received(message)
+            } else {
+                fragments = message
+            }
+        case .ping:
+            guard frame.fin else { return fail(context, .protocolError) }
+            context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .pong, data: frame.unmaskedData)), promise: nil)
+        case .pong:
+            break
+        case .connectionClose:
+            answerClose(context, frame)
+        default:
+            fail(context, .protocolError)
+        }
+    }
+
+    /// The client closes: unless the server asked first (then this is the answer), the
+    /// close is answered with the client's code, and the socket is closed once it is written.
+    private func answerClose(_ context: ChannelHandlerContext, _ frame: WebSocketFrame) {
+        closing = true
+        let channel = context.channel
+        guard !queue.connection.closeRequested else {
+            channel.close(promise: nil)
+            return
+        }
+        var data = frame.unmaskedData
+        let code = data.readableBytes >= 2 ? data.readInteger(as: UInt16.self) ?? 1000 : 1000
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(ClientConnection.closeFrame(code: code, reason: "", allocator: channel.allocator)), promise: written)
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Closes with `code` at once: the client broke the protocol.
+    private func fail(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode) {
+        closing = true
+        fragments = nil
+        let channel = context.channel
+        var data = channel.allocator.buffer(capacity: 2)
+        data.write(webSocketErrorCode: code)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: written)
+        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            queue.connection.requestClose(.serverRestarting, reason: "server restarting: reconnect and resume")
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// NIO's protocol error handler, before this one, answers its own errors with a close
+    /// frame and then closes; any other error closes the socket at once.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !(error is NIOWebSocketError) { context.close(promise: nil) }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        expiry.cancel()
+        fragments = nil
+        let queue = self.queue
+        let core = queue.core
+        Task { await core.endSession(queue) }
+        context.fireChannelInactive()
+    }
+}

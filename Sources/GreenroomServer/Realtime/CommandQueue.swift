@@ -1,0 +1,88 @@
+import DequeModule
+import NIOCore
+import Synchronization
+
+/// One connection's received commands, run in the order they came by a task that exists
+/// only while there are commands to run: an idle connection has no task at all.
+///
+/// The order is ``CommandPipeline``'s: one command after another, except pipelined sends.
+/// When a client sends faster than its commands run, the socket stops being read once
+/// ``pauseAt`` commands wait, and is read again when ``resumeAt`` are left.
+final class CommandQueue: Sendable {
+    static let pauseAt = 16
+    static let resumeAt = 4
+
+    private struct State {
+        var pending = Deque<ByteBuffer>()
+        var running = false
+        var readsPaused = false
+        var closed = false
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    let connection: ClientConnection
+    let core: ServerCore
+    private let pipeline = CommandPipeline()
+    private let state = Mutex(State())
+
+    init(connection: ClientConnection, core: ServerCore) {
+        self.connection = connection
+        self.core = core
+    }
+
+    /// Queues a command's text (on the event loop, as its frame arrives); starts the task
+    /// that runs commands when none is running.
+    func received(_ text: ByteBuffer) {
+        let (start, pause) = state.withLock { state -> (Bool, Bool) in
+            guard !state.closed else { return (false, false) }
+            state.pending.append(text)
+            let start = !state.running
+            state.running = true
+            let pause = !state.readsPaused && state.pending.count >= Self.pauseAt
+            if pause { state.readsPaused = true }
+            return (start, pause)
+        }
+        if pause {
+            core.metrics.readsPaused()
+            connection.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+        }
+        if start { Task { await self.run() } }
+    }
+
+    private func run() async {
+        while true {
+            let (next, resume, waiters) = state.withLock { state -> (ByteBuffer?, Bool, [CheckedContinuation<Void, Never>]) in
+                guard !state.closed, let next = state.pending.popFirst() else {
+                    state.running = false
+                    defer { state.idleWaiters.removeAll() }
+                    return (nil, false, state.idleWaiters)
+                }
+                let resume = state.readsPaused && state.pending.count <= Self.resumeAt
+                if resume { state.readsPaused = false }
+                return (next, resume, [])
+            }
+            if resume { connection.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
+            guard let next else {
+                for waiter in waiters { waiter.resume() }
+                return
+            }
+            await core.commands.handle(next, on: connection, core: core, pipeline: pipeline)
+        }
+    }
+
+    /// Drops the commands not yet started and returns once the one running, and the
+    /// pipelined sends before it, have finished.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let idle = state.withLock { state -> Bool in
+                state.closed = true
+                state.pending.removeAll()
+                if !state.running { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+        await pipeline.waitUntilIdle()
+    }
+}
