@@ -4,7 +4,7 @@ import Synchronization
 
 /// The local fan-out: which connections of this node subscribe to which stream.
 ///
-/// An event is encoded once and the same bytes go to every subscriber.
+/// An event is encoded and framed once, and the same bytes go to every subscriber.
 final class EventHub: Sendable {
     private let subscribers = Mutex<[String: [ObjectIdentifier: ClientConnection]]>([:])
 
@@ -43,8 +43,9 @@ final class EventHub: Sendable {
         }
     }
 
+    /// The WebSocket frame of `event`, made once for all its subscribers.
     static func encode(_ event: StreamEvent) throws -> ByteBuffer {
-        ByteBuffer(data: try WireCoding.encode(EventFrame(event: event)))
+        WireHandler.textFrame(ByteBuffer(data: try WireCoding.encode(EventFrame(event: event))))
     }
 }
 

@@ -36,14 +36,17 @@ final class ClientConnection: Sendable {
     let id: Int
     let identity: Identity
     let channel: any Channel
+    /// The handler next to the socket, which queued frames are written through.
+    private let wire: NIOLoopBound<WireHandler>
     private let limit: Int
     private let metrics: ServerMetrics
     private let state = Mutex(State())
 
-    init(id: Int, identity: Identity, channel: any Channel, limit: Int, metrics: ServerMetrics) {
+    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, limit: Int, metrics: ServerMetrics) {
         self.id = id
         self.identity = identity
         self.channel = channel
+        self.wire = wire
         self.limit = limit
         self.metrics = metrics
     }
@@ -52,13 +55,15 @@ final class ClientConnection: Sendable {
 
     // MARK: Queueing
 
-    /// Queues a reply or other frame; counts against the queue limit.
-    func send(_ frame: ByteBuffer) {
+    /// Queues a reply (its JSON text) or other message; counts against the queue limit.
+    func send(_ text: ByteBuffer) {
+        let frame = WireHandler.textFrame(text)
         let action = state.withLock { state in enqueue(frame, into: &state) }
         perform(action)
     }
 
-    /// Queues replayed events; they do not count against the limit (the log bounds them).
+    /// Queues replayed events (frames from ``EventHub/encode(_:)``); they do not count
+    /// against the limit (the log bounds them).
     func sendReplay(_ frames: [ByteBuffer]) {
         let action = state.withLock { state -> Action in
             guard !state.finished, state.closeRequest == nil else { return .none }
@@ -68,7 +73,7 @@ final class ClientConnection: Sendable {
         perform(action)
     }
 
-    /// Delivers a live event of `stream`: queued now when the subscription is live,
+    /// Delivers a live event of `stream` (its frame, from ``EventHub/encode(_:)``): queued now when the subscription is live,
     /// buffered while it replays, dropped when it was already delivered or not subscribed.
     /// Returns whether the connection needs a drain, which the caller schedules with
     /// ``scheduleDrains(_:)`` together with the other connections it delivered to.
@@ -160,10 +165,9 @@ final class ClientConnection: Sendable {
                 return frames
             }
             if batch.isEmpty { return }
-            for frame in batch {
-                channel.write(WebSocketFrame(fin: true, opcode: .text, data: frame), promise: nil)
-            }
-            channel.flush()
+            let wire = self.wire.value
+            for frame in batch { wire.write(frame) }
+            wire.flush()
         }
         guard channel.isActive else {
             state.withLock { $0.drainScheduled = false }

@@ -51,20 +51,21 @@ extension ServerCore {
         }
     }
 
-    /// On the event loop, as the upgrade completes: the connection's state and handlers,
-    /// its heartbeat, and the timer that closes it when its token expires.
+    /// On the event loop, as the upgrade completes: the connection's state and handlers
+    /// (``WireHandler`` next to the socket, ``ClientSocketHandler`` after the WebSocket
+    /// codec), and the timer that closes it when its token expires.
     func startSession(on channel: any Channel, identity: Identity) throws {
+        let wire = WireHandler(interval: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
         let connection = ClientConnection(
-            id: connections.nextId(), identity: identity, channel: channel,
+            id: connections.nextId(), identity: identity, channel: channel, wire: NIOLoopBound(wire, eventLoop: channel.eventLoop),
             limit: configuration.outboundQueueLimit, metrics: metrics)
         let queue = CommandQueue(connection: connection, core: self)
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
         let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
             connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
         }
-        let heartbeat = TimeAmount.milliseconds(Int64(configuration.heartbeatInterval * 1000))
         do {
-            try channel.pipeline.syncOperations.addHandler(HeartbeatHandler(interval: heartbeat), position: .first)
+            try channel.pipeline.syncOperations.addHandler(wire, position: .first)
             try channel.pipeline.syncOperations.addHandler(ClientSocketHandler(queue: queue, expiry: expiry))
         } catch {
             expiry.cancel()
