@@ -59,7 +59,7 @@ extension RawJSON {
 
     /// Encodes any `Encodable` value into its JSON shape.
     public init(encoding value: some Encodable) throws {
-        self = try RawJSON.parse(try WireCoding.encode(value))
+        self = try WireEncoder.raw(value)
     }
 
     /// The value as compact JSON text with sorted keys.

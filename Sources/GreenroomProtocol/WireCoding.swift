@@ -3,9 +3,10 @@ import Foundation
 /// The JSON encoder and decoder every Greenroom frame uses: dates as ISO 8601 with
 /// milliseconds, keys sorted for stable output.
 public enum WireCoding {
-    /// Encodes a value as a wire frame (with one encoder shared by every caller).
+    /// Encodes a value as a wire frame: the text ``encoder`` writes, made by
+    /// ``WireEncoder``, which writes it without Foundation's detours.
     public static func encode(_ value: some Encodable) throws -> Data {
-        try sharedEncoder.encode(value)
+        Data(try WireEncoder.encode(value))
     }
 
     /// Decodes a value from a wire frame (with one decoder shared by every caller).
@@ -13,9 +14,8 @@ public enum WireCoding {
         try sharedDecoder.decode(type, from: data)
     }
 
-    // Never changed after they are made, so sharing them is safe; a caller that wants to
-    // change settings takes its own copy from `encoder` or `decoder`.
-    private static let sharedEncoder = encoder
+    // Never changed after it is made, so sharing it is safe; a caller that wants to
+    // change settings takes its own copy from `decoder`.
     private static let sharedDecoder = decoder
 
     /// A new encoder for wire frames (compact, sorted keys, ISO 8601 dates with milliseconds).
