@@ -34,6 +34,10 @@ public final class SQLiteStorage: GreenroomStorage {
                 try writer.query("PRAGMA synchronous=FULL")
                 try writer.query("PRAGMA foreign_keys=ON")
                 try writer.query("PRAGMA wal_autocheckpoint=0")
+                // Each write of a grouped commit runs in a savepoint, whose undo copies of the
+                // pages it changes are kept in memory instead of a temporary file (they only
+                // serve a rollback inside the transaction; the log makes the commit durable).
+                try writer.query("PRAGMA temp_store=MEMORY")
                 let reader = try SQLiteHandle(path: path)
                 try reader.query("PRAGMA busy_timeout=5000")
                 return (writer, reader)
