@@ -41,6 +41,22 @@ public final class VideoUpload: Sendable {
 }
 
 extension VideoSession {
+    /// The headers of a chunk's `PATCH`.
+    ///
+    /// On Linux each chunk goes on a connection of its own: URLSession there (libcurl)
+    /// silently resends a request whose reused connection died, but without its body, so
+    /// after a cut the server waits for a body that never comes and the upload stalls until
+    /// the request times out (60 s). On a fresh connection the cut is an error at once, and
+    /// the upload resumes from the offset the server holds. (Apple's URLSession does not
+    /// resend a `PATCH`, and manages the `Connection` header itself.)
+    static func chunkHeaders(offset: Int64) -> [String: String] {
+        var headers = ["Upload-Offset": String(offset), "Content-Type": "application/octet-stream"]
+        #if canImport(FoundationNetworking)
+        headers["Connection"] = "close"
+        #endif
+        return headers
+    }
+
     /// Uploads a file (`videos.create`) in chunks of `chunkSize` bytes; resumes by itself
     /// after a dropped connection (up to `maxAttempts` tries in a row without progress).
     public func upload(fileURL: URL, title: String? = nil, tags: [String] = [], extraData: [String: RawJSON] = [:],
@@ -62,7 +78,7 @@ extension VideoSession {
                     try handle.seek(toOffset: UInt64(offset))
                     let chunk = try handle.read(upToCount: chunkSize) ?? Data()
                     let (data, _) = try await self.request("PATCH", "/v1/uploads/\(ticket.uploadId)", body: chunk,
-                                                           headers: ["Upload-Offset": String(offset), "Content-Type": "application/octet-stream"])
+                                                           headers: Self.chunkHeaders(offset: offset))
                     offset = Int64(try RawJSON(json: data)["offset"]?.numberValue ?? Double(offset + Int64(chunk.count)))
                     failures = 0
                 } catch let error as GreenroomError where !error.isTransient && !error.is(.alreadyExists) {

@@ -3,17 +3,19 @@ import Foundation
 import Glibc
 #endif
 
-/// A TCP proxy in front of a server that cuts one connection once, after it has carried
-/// `cutAfter` bytes towards the server: a network failure in the middle of an upload.
+/// A TCP proxy in front of a server that cuts one connection once, when the bytes it has
+/// carried towards the server, over all its connections, pass `cutAfter`: a network
+/// failure in the middle of an upload (whether its chunks share a connection or not).
 final class CuttingProxy: @unchecked Sendable {
     // @unchecked: `listener` and `target` are set in init and only read afterwards; the
-    // cut flag and the connection count are behind `lock`.
+    // bytes carried, the cut flag and the cut count are behind `lock`.
     let port: Int
     private let listener: Int32
     private let target: Int
     private let cutAfter: Int
     private let lock = NSLock()
     private var cutDone = false
+    private var carried = 0
     private(set) var cuts = 0
 
     init(target: Int, cutAfter: Int) throws {
@@ -51,13 +53,11 @@ final class CuttingProxy: @unchecked Sendable {
     }
 
     private func pump(from source: Int32, to destination: Int32, counting: Bool) {
-        var carried = 0
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let n = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, $0.count, 0) }
             if n <= 0 { break }
-            carried += n
-            if counting && carried > cutAfter && takeCut() {
+            if counting && takeCut(after: n) {
                 break
             }
             var sent = 0
@@ -72,10 +72,12 @@ final class CuttingProxy: @unchecked Sendable {
         shutdown(destination, Int32(SHUT_RDWR))
     }
 
-    private func takeCut() -> Bool {
+    /// Counts `bytes` more carried towards the server; true (once) when they pass `cutAfter`.
+    private func takeCut(after bytes: Int) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        guard !cutDone else { return false }
+        carried += bytes
+        guard !cutDone, carried > cutAfter else { return false }
         cutDone = true
         cuts += 1
         return true
