@@ -6,6 +6,33 @@ import Testing
 
 @Suite("Slow consumers, graceful shutdown and restarts", .timeLimit(.minutes(5)))
 struct LifecycleTests {
+    @Test("a client that stops reading until its socket is full, then reads again, receives every event in order and is not dropped")
+    func pausingReader() async throws {
+        try await withServer { server in
+            let reader = try RawSocket(port: server.port, receiveBufferBytes: 4096)
+            let token = try await server.token("pauser", grants: ["app:burst"])
+            #expect(try await reader.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(token)"]).status == 101)
+            try reader.sendText(#"{"id":1,"op":"stream.subscribe","args":{"stream":"app:burst"}}"#)
+            #expect(try RawJSON(json: try await reader.readText())["result"]?["recovered"] == true)
+            // 9.6 MB while the client reads nothing: more than the sockets hold (the kernel
+            // buffers a send of at most 4 MB), so the server's writes wait, and must go on
+            // once the client reads (under the queue limit of 1,024 events: nobody is dropped).
+            let payload = RawJSON.string(String(repeating: "q", count: 16 * 1024))
+            for n in 1...600 {
+                try await server.server.publish(stream: "app:burst", data: ["n": .number(Double(n)), "pad": payload])
+            }
+            var offsets: [Double] = []
+            while offsets.count < 600 {
+                let frame = try RawJSON(json: try await reader.readText(timeout: .seconds(20)))
+                if let offset = frame["event"]?["offset"]?.numberValue { offsets.append(offset) }
+            }
+            #expect(offsets == (1...600).map(Double.init))
+            let drops = server.server.metrics.exposition().split(separator: "\n").first { $0.hasPrefix("greenroom_outbound_queue_drops_total ") }
+            #expect(drops?.hasSuffix(" 0") == true, "\(String(describing: drops))")
+            #expect(server.server.connectionCount == 1)
+        }
+    }
+
     @Test("a client that stops reading is disconnected; 20 other subscribers receive everything")
     func slowConsumer() async throws {
         try await withServer({ $0.outboundQueueLimit = 32 }) { server in

@@ -162,7 +162,7 @@ struct ProtocolRobustnessTests {
         return [(fin ? 0x80 : 0) | opcode, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
     }
 
-    @Test("protocol violations close with 1002; a ping gets its pong; a client's close is answered with its code and the socket closed")
+    @Test("protocol violations (a stray continuation, a reserved bit, an unmasked frame, an interleaved message) close with 1002; a ping gets its pong; a client's close is answered with its code and the socket closed")
     func framing() async throws {
         try await withServer { server in
             // A continuation with no message started.
@@ -173,6 +173,10 @@ struct ProtocolRobustnessTests {
             let reserved = try await connectRaw(server, "bob")
             try reserved.write([0xC1, 0x81, 0, 0, 0, 0, UInt8(ascii: "x")])
             #expect(try await reserved.readUntilClosed() == 1002)
+            // An unmasked frame (clients must mask theirs).
+            let unmasked = try await connectRaw(server, "erin")
+            try unmasked.write([0x81, 0x02] + Array("{}".utf8))
+            #expect(try await unmasked.readUntilClosed() == 1002)
             // A new message while a fragmented one is unfinished.
             let interleaved = try await connectRaw(server, "carol")
             try interleaved.write(Self.frame(opcode: 1, fin: false, "{"))

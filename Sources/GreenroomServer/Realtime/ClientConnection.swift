@@ -152,7 +152,9 @@ final class ClientConnection: Sendable {
     }
 
     /// On the event loop: writes queued frames while the socket takes them, flushing each
-    /// batch. When the socket is full it looks again shortly; the queue keeps the rest.
+    /// batch. When the socket is full the queue keeps the rest, and the drain goes on when
+    /// the socket takes writes again (``socketWritable()``); until then no other drain is
+    /// scheduled.
     private func drainOnLoop() {
         while channel.isWritable {
             let batch = state.withLock { state -> [ByteBuffer] in
@@ -169,11 +171,16 @@ final class ClientConnection: Sendable {
             for frame in batch { wire.write(frame) }
             wire.flush()
         }
-        guard channel.isActive else {
+        if !channel.isActive {
             state.withLock { $0.drainScheduled = false }
-            return
         }
-        channel.eventLoop.scheduleTask(in: .milliseconds(5)) { self.drainOnLoop() }
+    }
+
+    /// On the event loop, when the socket takes writes again after it was full (told by
+    /// ``WireHandler``): the waiting drain goes on.
+    func socketWritable() {
+        guard state.withLock({ $0.drainScheduled }) else { return }
+        drainOnLoop()
     }
 
     /// A slow reader may never drain what is already in the socket, so the writer could

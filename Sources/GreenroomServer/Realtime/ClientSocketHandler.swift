@@ -1,13 +1,13 @@
 import GreenroomProtocol
 import NIOCore
-import NIOHTTP1
 import NIOWebSocket
 
 /// A client's WebSocket on its event loop, after the upgrade: joins a message's fragments
 /// (at most ``Limits/maxClientFrameBytes`` in all), hands each message to the
 /// connection's ``CommandQueue``, answers pings, answers the client's close and closes
-/// the socket. A protocol violation closes with 1002, a message too big with 1009. When the
-/// socket closes, the connection's clean-up runs (``ServerCore/endSession(_:)``).
+/// the socket. A protocol violation (an unmasked frame among them) closes with 1002, a
+/// message too big with 1009. When the socket closes, the connection's clean-up runs
+/// (``ServerCore/endSession(_:)``).
 ///
 /// Frames too large or malformed are refused before they get here, by NIO's frame decoder
 /// and its protocol error handler (1009 and 1002).
@@ -29,7 +29,9 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let frame = unwrapInboundIn(data)
         guard !closing else { return }
-        guard frame.rsv1 == false, frame.rsv2 == false, frame.rsv3 == false else {
+        // A client must mask every frame it sends (RFC 6455, 5.1), and no extension that
+        // would use the reserved bits was agreed.
+        guard frame.maskKey != nil, frame.rsv1 == false, frame.rsv2 == false, frame.rsv3 == false else {
             return fail(context, .protocolError)
         }
         switch frame.opcode {

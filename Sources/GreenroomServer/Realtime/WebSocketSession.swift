@@ -59,6 +59,8 @@ extension ServerCore {
         let connection = ClientConnection(
             id: connections.nextId(), identity: identity, channel: channel, wire: NIOLoopBound(wire, eventLoop: channel.eventLoop),
             limit: configuration.outboundQueueLimit, metrics: metrics)
+        // The handler lets go of the connection when it is removed, as the socket closes.
+        wire.onWritable = { connection.socketWritable() }
         let queue = CommandQueue(connection: connection, core: self)
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
         let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {

@@ -1,7 +1,8 @@
 import NIOCore
 
 /// The first handler of a client's pipeline, next to the socket: the connection's
-/// heartbeat, and the way its queued frames reach the socket.
+/// heartbeat, the way its queued frames reach the socket, and the news that a full socket
+/// takes writes again.
 ///
 /// Heartbeat: a timer on the connection's event loop (no task per connection) pings the
 /// client every `interval`; a client that has sent nothing at all (no pong, no frame) since
@@ -24,6 +25,8 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let closeGoingAway: [UInt8] = [0x88, 0x02, 0x03, 0xE9]
 
     private let interval: TimeAmount
+    /// Called when the socket takes writes again after it was full.
+    var onWritable: (() -> Void)?
     private var timer: RepeatedTask?
     private var context: ChannelHandlerContext?
     private var heard = true
@@ -74,6 +77,7 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
 
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
+        onWritable = nil
         timer?.cancel()
         timer = nil
     }
@@ -87,6 +91,11 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         heard = true
         context.fireChannelRead(data)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable { onWritable?() }
+        context.fireChannelWritabilityChanged()
     }
 
     private func tick(_ context: ChannelHandlerContext, _ task: RepeatedTask) {
