@@ -162,7 +162,7 @@ struct ProtocolRobustnessTests {
         return [(fin ? 0x80 : 0) | opcode, 0x80 | UInt8(payload.count), 0, 0, 0, 0] + payload
     }
 
-    @Test("protocol violations (a stray continuation, a reserved bit, an unmasked frame, an interleaved message) close with 1002; a ping gets its pong; a client's close is answered with its code and the socket closed")
+    @Test("protocol violations (a stray continuation, a reserved bit, an unmasked frame, an interleaved message) close with 1002; a ping gets its pong; a client's close is answered with its code and the socket closed, as is a client that stops sending")
     func framing() async throws {
         try await withServer { server in
             // A continuation with no message started.
@@ -197,6 +197,10 @@ struct ProtocolRobustnessTests {
             let answer = try await polite.readFrame()
             #expect(answer.opcode == 8 && RawSocket.closeCode(answer.payload) == 1000)
             #expect(try await polite.readUntilEOF(timeout: .seconds(5)))
+            // A client that stops sending without a close frame is closed too.
+            let quitter = try await connectRaw(server, "frank")
+            quitter.shutdownWrites()
+            #expect(try await quitter.readUntilEOF(timeout: .seconds(5)))
             // Each closed connection was cleaned up.
             try await eventually("every connection is gone") { server.server.connectionCount == 0 }
         }

@@ -95,8 +95,12 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }
 
+    /// A client that stops sending (the server allows half-closed sockets, so that is an
+    /// event, not a close) is closed; a server shutting down asks each client to reconnect.
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is ChannelShouldQuiesceEvent {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            context.close(promise: nil)
+        } else if event is ChannelShouldQuiesceEvent {
             queue.connection.requestClose(.serverRestarting, reason: "server restarting: reconnect and resume")
         }
         context.fireUserInboundEventTriggered(event)
@@ -113,6 +117,7 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
         fragments = nil
         let queue = self.queue
         let core = queue.core
+        core.connections.markClosing(queue.connection)
         Task { await core.endSession(queue) }
         context.fireChannelInactive()
     }

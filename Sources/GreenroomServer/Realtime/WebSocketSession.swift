@@ -36,9 +36,17 @@ extension ServerCore {
 
     /// Checks a connection request before the upgrade: its token, and its user, which
     /// exists before the client learns it is connected, so that others may invite it at once.
+    ///
+    /// A client that comes back at once (its connection cut) is let in when this node has
+    /// finished with its previous connection (for two seconds at most): others see it
+    /// leave, or become a reconnecting host, before it comes back, never the other way round.
     func acceptConnection(authorization: String?, uri: String) async throws -> Identity {
         let identity = try await authenticate(authorization: authorization, uri: URI(uri))
         _ = try await users.ensure(id: identity.userId)
+        let deadline = ContinuousClock.now + .seconds(2)
+        while connections.isClosing(user: identity.userId), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
         return identity
     }
 

@@ -40,6 +40,11 @@ final class RawSocket: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
+    /// Ends what this side sends (a TCP FIN, as a client that quits without a close frame).
+    func shutdownWrites() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     func write(_ bytes: [UInt8]) throws {
         var sent = 0
         while sent < bytes.count {
