@@ -45,7 +45,7 @@ final class EventHub: Sendable {
 
     /// The WebSocket frame of `event`, made once for all its subscribers.
     static func encode(_ event: StreamEvent) throws -> ByteBuffer {
-        WireHandler.textFrame(ByteBuffer(data: try WireCoding.encode(EventFrame(event: event))))
+        WireHandler.textFrame(try WireCoding.encode(EventFrame(event: event)))
     }
 }
 

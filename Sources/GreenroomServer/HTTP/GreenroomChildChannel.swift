@@ -46,11 +46,12 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
                 maxFrameSize: Limits.maxClientFrameBytes,
                 shouldUpgrade: { channel, head in
-                    guard URI(head.uri).path == ServerCore.connectPath else { return channel.eventLoop.makeSucceededFuture(nil) }
+                    let uri = URI(head.uri)
+                    guard uri.path == ServerCore.connectPath else { return channel.eventLoop.makeSucceededFuture(nil) }
                     let authorization = head.headers.first(name: "Authorization")
                     return channel.eventLoop.makeFutureWithTask {
                         do {
-                            return .success(try await core.acceptConnection(authorization: authorization, uri: head.uri))
+                            return .success(try await core.acceptConnection(authorization: authorization, uri: uri))
                         } catch {
                             return .failure(core.asGreenroomError(error))
                         }

@@ -57,7 +57,7 @@ final class ClientConnection: Sendable {
 
     /// Queues a reply (its JSON text) or other message; counts against the queue limit.
     func send(_ text: ByteBuffer) {
-        let frame = WireHandler.textFrame(text)
+        let frame = WireHandler.textFrame(text.readableBytesView)
         let action = state.withLock { state in enqueue(frame, into: &state) }
         perform(action)
     }

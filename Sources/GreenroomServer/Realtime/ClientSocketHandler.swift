@@ -77,21 +77,21 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
             return
         }
         var data = frame.unmaskedData
-        let code = data.readableBytes >= 2 ? data.readInteger(as: UInt16.self) ?? 1000 : 1000
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(ClientConnection.closeFrame(code: code, reason: "", allocator: channel.allocator)), promise: written)
-        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        writeThenClose(context, code: data.readInteger(as: UInt16.self) ?? 1000)
     }
 
     /// Closes with `code` at once: the client broke the protocol.
     private func fail(_ context: ChannelHandlerContext, _ code: WebSocketErrorCode) {
         closing = true
         fragments = nil
+        writeThenClose(context, code: UInt16(webSocketErrorCode: code))
+    }
+
+    /// Writes a close frame with `code` and closes the socket once it is written.
+    private func writeThenClose(_ context: ChannelHandlerContext, code: UInt16) {
         let channel = context.channel
-        var data = channel.allocator.buffer(capacity: 2)
-        data.write(webSocketErrorCode: code)
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: data)), promise: written)
+        context.writeAndFlush(wrapOutboundOut(ClientConnection.closeFrame(code: code, reason: "", allocator: channel.allocator)), promise: written)
         written.futureResult.whenComplete { _ in channel.close(promise: nil) }
     }
 

@@ -40,8 +40,8 @@ extension ServerCore {
     /// A client that comes back at once (its connection cut) is let in when this node has
     /// finished with its previous connection (for two seconds at most): others see it
     /// leave, or become a reconnecting host, before it comes back, never the other way round.
-    func acceptConnection(authorization: String?, uri: String) async throws -> Identity {
-        let identity = try await authenticate(authorization: authorization, uri: URI(uri))
+    func acceptConnection(authorization: String?, uri: URI) async throws -> Identity {
+        let identity = try await authenticate(authorization: authorization, uri: uri)
         _ = try await users.ensure(id: identity.userId)
         let deadline = ContinuousClock.now + .seconds(2)
         while connections.isClosing(user: identity.userId), ContinuousClock.now < deadline {
@@ -54,7 +54,7 @@ extension ServerCore {
     /// the JSON error (a refused upgrade gets the same answer; see ``GreenroomChildChannel``).
     func addConnectRoute(_ router: Router<GreenroomRequestContext>) {
         router.get(RouterPath(Self.connectPath)) { request, _ -> Response in
-            _ = try await self.acceptConnection(authorization: request.headers[.authorization], uri: request.uri.description)
+            _ = try await self.acceptConnection(authorization: request.headers[.authorization], uri: request.uri)
             return Response(status: .ok)
         }
     }

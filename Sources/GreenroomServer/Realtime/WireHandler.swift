@@ -36,9 +36,10 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
         self.interval = interval
     }
 
-    /// A text frame as the server sends it (final, unmasked) carrying `payload`.
-    static func textFrame(_ payload: ByteBuffer) -> ByteBuffer {
-        let count = payload.readableBytes
+    /// A text frame as the server sends it (final, unmasked) carrying `payload`, copied
+    /// straight from where it was encoded.
+    static func textFrame(_ payload: some Collection<UInt8>) -> ByteBuffer {
+        let count = payload.count
         var frame = ByteBuffer()
         frame.reserveCapacity(count + 10)
         frame.writeInteger(UInt8(0x81))
@@ -52,7 +53,7 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
             frame.writeInteger(UInt8(127))
             frame.writeInteger(UInt64(count))
         }
-        frame.writeImmutableBuffer(payload)
+        frame.writeBytes(payload)
         return frame
     }
 
