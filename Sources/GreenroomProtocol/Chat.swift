@@ -28,7 +28,7 @@ public struct ChannelId: Hashable, Sendable, Codable, ExpressibleByStringLiteral
     public var description: String { rawValue }
 
     /// The channel's event stream, `channel:ID`.
-    public var stream: String { "channel:\(rawValue)" }
+    public var stream: String { StreamKind.channel.stream(rawValue) }
 }
 
 /// The chat SDK's name for a user: every model carries its `extraData`.

@@ -152,7 +152,7 @@ public struct LiveEventData: Codable, Sendable, Hashable {
     }
 
     /// The event's stream, `live:ID`.
-    public var stream: String { "live:\(liveEventId)" }
+    public var stream: String { StreamKind.live.stream(liveEventId) }
 }
 
 /// An event on a live event's stream; its `type` (see ``LiveEventEventType``) names which

@@ -146,7 +146,7 @@ public struct MeetingData: Codable, Sendable, Hashable {
     }
 
     /// The meeting's stream, `meeting:ID`.
-    public var stream: String { "meeting:\(meetingId)" }
+    public var stream: String { StreamKind.meeting.stream(meetingId) }
 }
 
 /// A pub/sub message of a meeting.

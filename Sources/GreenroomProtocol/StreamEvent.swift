@@ -55,9 +55,9 @@ public struct StreamEvent: Codable, Hashable, Sendable {
 /// - further kinds (`channel:`, `live:`, `meeting:`, `videos`) belong to their capabilities.
 public enum StreamName {
     /// The private stream of a user.
-    public static func user(_ id: String) -> String { "user:\(id)" }
+    public static func user(_ id: String) -> String { StreamKind.user.stream(id) }
     /// A named app stream.
-    public static func app(_ name: String) -> String { "app:\(name)" }
+    public static func app(_ name: String) -> String { StreamKind.app.stream(name) }
 
     /// The kind (the part before the first colon) and the rest of a stream name.
     public static func split(_ stream: String) -> (kind: String, id: String) {
@@ -80,4 +80,44 @@ public enum StreamName {
             }
         }
     }
+}
+
+/// What a stream belongs to: the part of its name before the first colon (`channel` in
+/// `channel:general`). Each capability owns one kind and decides who may read its streams.
+public struct StreamKind: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The kind's name, e.g. `channel`.
+    public let rawValue: String
+
+    /// Makes a kind from its name.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// A user's private stream (`user:<userId>`): profile changes, invitations, entry answers.
+    public static let user = StreamKind(rawValue: "user")
+    /// An app's own stream (`app:<name>`), published to by the app's backend.
+    public static let app = StreamKind(rawValue: "app")
+    /// A chat channel's stream (`channel:<channelId>`).
+    public static let channel = StreamKind(rawValue: "channel")
+    /// A live event's stream (`live:<liveEventId>`).
+    public static let live = StreamKind(rawValue: "live")
+    /// A stage meeting's stream (`meeting:<meetingId>`).
+    public static let meeting = StreamKind(rawValue: "meeting")
+
+    /// The kind of `stream`, or `nil` when its name has no colon.
+    public init?(of stream: String) {
+        guard let colon = stream.firstIndex(of: ":") else { return nil }
+        self.rawValue = String(stream[..<colon])
+    }
+
+    /// The stream of this kind for `id`, e.g. `channel:general`.
+    public func stream(_ id: String) -> String { "\(rawValue):\(id)" }
+
+    /// The id in `stream` when it is of this kind (`general` in `channel:general`), else `nil`.
+    public func id(in stream: String) -> String? {
+        guard stream.utf8.count > rawValue.utf8.count, stream.hasPrefix(rawValue),
+              stream.utf8.dropFirst(rawValue.utf8.count).first == UInt8(ascii: ":") else { return nil }
+        return String(stream.dropFirst(rawValue.count + 1))
+    }
+
+    /// The kind's name.
+    public var description: String { rawValue }
 }

@@ -76,13 +76,8 @@ public final class GreenroomServer: Sendable {
     ) async throws -> GreenroomServer {
         try configuration.validate()
         let secrets = try Secrets.loadOrCreate(in: configuration.dataDirectory)
-        let storage: any GreenroomStorage
-        if let url = configuration.databaseURL {
-            storage = try await PostgresStorage.open(url: url, logger: logger)
-        } else {
-            let path = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
-            storage = try await SQLiteStorage.open(path: path, logger: logger)
-        }
+        let backend = try await StorageBackend.open(configuration, logger: logger)
+        let storage = backend.storage
         do {
             try await storage.migrate()
         } catch {
@@ -90,7 +85,7 @@ public final class GreenroomServer: Sendable {
             throw GreenroomServerError.storage("cannot migrate the database: \(error)")
         }
         let tokens = await TokenService(secret: secrets.appSecret)
-        let core = ServerCore(configuration: configuration, storage: storage, tokens: tokens, secrets: secrets, logger: logger)
+        let core = ServerCore(configuration: configuration, backend: backend, tokens: tokens, secrets: secrets, logger: logger)
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let router = core.buildRouter()
@@ -108,7 +103,7 @@ public final class GreenroomServer: Sendable {
         // Shut down in reverse order: clients told to reconnect, then HTTP, then the
         // retention sweep, then the event writer drains, then storage closes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: StorageService(core: core))]
-        if let relay = core.relay { services.append(.init(service: relay)) }
+        if let broker = core.broker.service { services.append(.init(service: broker)) }
         let group = ServiceGroup(configuration: .init(
             services: services + [
                 .init(service: core.events),

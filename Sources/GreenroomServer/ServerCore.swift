@@ -10,8 +10,8 @@ final class ServerCore: Sendable {
     let storage: any GreenroomStorage
     let hub: EventHub
     let events: EventLog
-    /// Set when several nodes share a PostgreSQL database.
-    let relay: PostgresEventRelay?
+    /// Carries stored events to the subscribers of every node.
+    let broker: any Broker
     let tokens: TokenService
     let metrics: ServerMetrics
     let secrets: Secrets
@@ -31,7 +31,8 @@ final class ServerCore: Sendable {
     /// This node's id, unique among the nodes sharing a database.
     let nodeId: String
 
-    init(configuration: ServerConfiguration, storage: any GreenroomStorage, tokens: TokenService, secrets: Secrets, logger: Logger) {
+    init(configuration: ServerConfiguration, backend: StorageBackend, tokens: TokenService, secrets: Secrets, logger: Logger) {
+        let storage = backend.storage
         let nodeId = Secrets.randomHex(bytes: 6)
         self.nodeId = nodeId
         self.configuration = configuration
@@ -41,24 +42,18 @@ final class ServerCore: Sendable {
         self.logger = logger
         let metrics = ServerMetrics()
         let hub = EventHub()
-        let relay = (storage as? PostgresStorage).map { PostgresEventRelay(storage: $0, hub: hub, metrics: metrics, logger: logger) }
-        let publish: @Sendable (StreamEvent) -> Void
-        if let relay {
-            publish = { relay.offer($0) }
-        } else {
-            publish = { hub.publish($0, metrics: metrics) }
-        }
-        let events = EventLog(storage: storage, publish: publish, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger)
-        self.relay = relay
+        let broker = backend.makeBroker(hub, metrics, logger)
+        let events = EventLog(storage: storage, broker: broker, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger)
+        self.broker = broker
         self.metrics = metrics
         self.hub = hub
         self.events = events
         self.users = UserService(storage: storage, events: events)
         self.chat = ChatService(storage: storage, events: events, memberLimit: configuration.channelMemberLimit)
-        let roster = Roster(storage: storage, nodeId: nodeId, ttl: configuration.presenceTTL)
+        let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         self.roster = roster
-        self.liveEvents = LiveEventService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace)
-        self.meetings = MeetingService(storage: storage, events: events, roster: roster, hub: hub, grace: configuration.reconnectGrace,
+        self.liveEvents = LiveEventService(storage: storage, events: events, roster: roster, grace: configuration.reconnectGrace)
+        self.meetings = MeetingService(storage: storage, events: events, roster: roster, grace: configuration.reconnectGrace,
                                        participantLimit: configuration.meetingParticipantLimit)
         let processor = VideoProcessor(workers: configuration.videoWorkers)
         let tools = MediaTools.locate(ffprobe: configuration.ffprobePath, ffmpeg: configuration.ffmpegPath)

@@ -88,7 +88,7 @@ extension LiveEventService {
     /// live event and kind at most, whatever happened in between.
     func flush() async throws {
         for id in pending.take() {
-            let inside = try await participantCount("live:\(id)")
+            let inside = try await participantCount(StreamKind.live.stream(id))
             try await events.transact { transaction in
                 guard var record = try await transaction.load(LiveEventRecord.self, id: id) else { return }
                 var appends: [EventAppend] = []

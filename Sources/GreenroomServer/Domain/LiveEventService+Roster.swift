@@ -5,102 +5,116 @@ extension LiveEventService: RosterOwner {
     /// The event as it is now and the stream position that state includes: the head is
     /// read first, so whatever follows it is replayed to a subscriber starting there.
     func entry(_ id: String) async throws -> LiveEventEntry {
-        let stream = "live:\(id)"
-        let info = try await storage.streamInfo(stream)
+        let info = try await storage.streamInfo(StreamKind.live.stream(id))
         let event = try await current(id)
         return LiveEventEntry(liveEvent: event, position: StreamPosition(offset: info.head, epoch: info.epoch))
     }
 
-    /// Enters as a participant (in `ready` or `ongoing`). Counts change at once in storage
-    /// and are announced by the next flush.
-    func enter(_ id: String, connection: ClientConnection) async throws -> LiveEventEntry {
-        let userId = connection.identity.userId
-        let event = try await Self.load(storage, id).event
-        guard event.state == .ready || event.state == .ongoing else { throw Self.wrongState(event, "enter") }
+    /// The live event id of a live event's stream.
+    static func eventId(of stream: String) throws -> String {
+        guard let id = StreamKind.live.id(in: stream) else { throw GreenroomServerError.storage("\(stream) is not a live event's stream") }
+        return id
+    }
+
+    /// Enters as a participant (in `ready` or `ongoing`). The entry, the visitor count and
+    /// the peak are stored together; counts are announced by the next flush.
+    func enter(_ id: String, caller: Caller) async throws -> LiveEventEntry {
+        let userId = caller.userId
+        let stream = StreamKind.live.stream(id)
         let key = Self.participantKey(userId)
-        try await roster.put(connection, stream: event.stream, key: key, userId: userId, data: ["role": .string(Self.participantRole)])
-        do {
+        let rosterEntry = roster.entry(caller, stream: stream, key: key, data: ["role": .string(Self.participantRole)])
+        try await roster.holding(caller, stream: stream, key: key) {
             try await events.transact { transaction in
+                try await transaction.lock(stream: stream)
                 var record = try await Self.load(transaction, id)
                 guard record.event.state == .ready || record.event.state == .ongoing else { throw Self.wrongState(record.event, "enter") }
+                try await transaction.putPresence(rosterEntry)
                 var changed = false
                 if try await transaction.insert(try LiveEventVisitorRecord(liveEventId: id, userId: userId).asRecord()) {
                     record.event.cumulativeParticipantCount += 1
                     changed = true
                 }
-                let inside = try await participantCount(record.event.stream)
+                let inside = try await Self.participantCount(stream, in: transaction)
                 if inside > record.event.peakParticipantCount {
                     record.event.peakParticipantCount = inside
                     changed = true
                 }
                 if changed { try await transaction.save(record) }
             }
-        } catch {
-            _ = try? await roster.remove(connection, stream: event.stream, key: key)
-            throw error
         }
         markPending(id)
         return try await entry(id)
     }
 
     /// Exits as a participant; the caller's connection stops following the event.
-    func exit(_ id: String, connection: ClientConnection) async throws {
-        let stream = "live:\(id)"
-        _ = try await Self.load(storage, id)
-        guard try await roster.remove(connection, stream: stream, key: Self.participantKey(connection.identity.userId)) != nil else {
-            throw GreenroomError(.actionNotAllowedInCurrentState, "not inside live event \(id)")
+    func exit(_ id: String, caller: Caller) async throws {
+        let stream = StreamKind.live.stream(id)
+        let key = Self.participantKey(caller.userId)
+        try await events.transact { transaction in
+            _ = try await Self.load(transaction, id)
+            guard try await transaction.removePresence(stream: stream, clientId: key) != nil else {
+                throw GreenroomError(.actionNotAllowedInCurrentState, "not inside live event \(id)")
+            }
         }
-        stopFollowing(stream, connection)
+        caller.session.releaseRoster(stream: stream, key: key)
+        caller.session.endSubscription(stream)
         markPending(id)
     }
 
     /// Enters as a host: a user in `userIdsForHost`, before the end, at most 6 at once. A
-    /// host coming back within the grace period is connected again, not entered again.
-    func enterAsHost(_ args: LiveEventHostArgs, connection: ClientConnection) async throws -> LiveEventEntry {
-        let userId = connection.identity.userId
+    /// host coming back within the grace period is connected again, not entered again. The
+    /// event's host list, the roster entry and the announcement are one transaction.
+    func enterAsHost(_ args: LiveEventHostArgs, caller: Caller) async throws -> LiveEventEntry {
+        let userId = caller.userId
         let id = args.liveEventId
-        let stream = try await events.transact { transaction -> String in
-            var record = try await Self.load(transaction, id)
-            guard record.event.userIdsForHost.contains(userId) else {
-                throw GreenroomError(.actionNotAllowedForParticipant, "\(userId) is not one of the event's hosts")
-            }
-            guard record.event.state != .ended else { throw Self.wrongState(record.event, "enter as host") }
-            let type: String
-            let host: LiveEventHost
-            if let index = record.event.hosts.firstIndex(where: { $0.userId == userId }) {
-                guard record.event.hosts[index].state == .disconnected else { return record.event.stream }
-                record.event.hosts[index].state = .connected
-                host = record.event.hosts[index]
-                type = LiveEventEventType.hostConnected
-            } else {
-                guard record.event.hosts.count < Limits.maxLiveEventHosts else {
-                    throw GreenroomError(.actionNotAllowedInCurrentState, "\(Limits.maxLiveEventHosts) hosts are inside already")
+        let stream = StreamKind.live.stream(id)
+        let key = Self.hostKey(userId)
+        let rosterEntry = roster.entry(caller, stream: stream, key: key, data: ["role": .string(Self.hostRole)])
+        try await roster.holding(caller, stream: stream, key: key) {
+            try await events.transact { transaction in
+                var record = try await Self.load(transaction, id)
+                guard record.event.userIdsForHost.contains(userId) else {
+                    throw GreenroomError(.actionNotAllowedForParticipant, "\(userId) is not one of the event's hosts")
                 }
-                host = LiveEventHost(hostId: "h" + Secrets.randomHex(bytes: 6), userId: userId, state: .connected,
-                                     isAudioOn: args.turnAudioOn ?? true, isVideoOn: record.event.type == .video && (args.turnVideoOn ?? true),
-                                     enteredAt: Date.wireNow)
-                record.event.hosts.append(host)
-                type = LiveEventEventType.hostEntered
+                guard record.event.state != .ended else { throw Self.wrongState(record.event, "enter as host") }
+                try await transaction.putPresence(rosterEntry)
+                let type: String
+                let host: LiveEventHost
+                if let index = record.event.hosts.firstIndex(where: { $0.userId == userId }) {
+                    guard record.event.hosts[index].state == .disconnected else { return }
+                    record.event.hosts[index].state = .connected
+                    host = record.event.hosts[index]
+                    type = LiveEventEventType.hostConnected
+                } else {
+                    guard record.event.hosts.count < Limits.maxLiveEventHosts else {
+                        throw GreenroomError(.actionNotAllowedInCurrentState, "\(Limits.maxLiveEventHosts) hosts are inside already")
+                    }
+                    host = LiveEventHost(hostId: "h" + Secrets.randomHex(bytes: 6), userId: userId, state: .connected,
+                                         isAudioOn: args.turnAudioOn ?? true, isVideoOn: record.event.type == .video && (args.turnVideoOn ?? true),
+                                         enteredAt: Date.wireNow)
+                    record.event.hosts.append(host)
+                    type = LiveEventEventType.hostEntered
+                }
+                try await transaction.save(record)
+                _ = try await transaction.append([try Self.event(type, record.event, LiveEventEvent(type: type, liveEvent: record.event, host: host, actorId: userId))])
             }
-            try await transaction.save(record)
-            _ = try await transaction.append([try Self.event(type, record.event, LiveEventEvent(type: type, liveEvent: record.event, host: host, actorId: userId))])
-            return record.event.stream
         }
-        try await roster.put(connection, stream: stream, key: Self.hostKey(userId), userId: userId, data: ["role": .string(Self.hostRole)])
         return try await entry(id)
     }
 
     /// Exits as a host.
-    func exitAsHost(_ id: String, connection: ClientConnection) async throws {
-        let userId = connection.identity.userId
-        try await removeHost(id, userId: userId, required: true)
-        try await roster.remove(connection, stream: "live:\(id)", key: Self.hostKey(userId))
+    func exitAsHost(_ id: String, caller: Caller) async throws {
+        let key = Self.hostKey(caller.userId)
+        try await removeHost(id, userId: caller.userId, required: true, key: key)
+        caller.session.releaseRoster(stream: StreamKind.live.stream(id), key: key)
     }
 
-    /// Removes a host from the event and announces it; `required` makes a missing host an error.
-    private func removeHost(_ id: String, userId: String, required: Bool) async throws {
+    /// Removes a host from the event (and its roster entry, when `key` is given) and
+    /// announces it; `required` makes a missing host an error.
+    private func removeHost(_ id: String, userId: String, required: Bool, key: String?) async throws {
         try await events.transact { transaction in
             var record = try await Self.load(transaction, id)
+            if let key { try await transaction.removePresence(stream: record.event.stream, clientId: key) }
             guard let index = record.event.hosts.firstIndex(where: { $0.userId == userId }) else {
                 if required { throw GreenroomError(.actionNotAllowedInCurrentState, "\(userId) is not inside live event \(id) as a host") }
                 return
@@ -144,15 +158,23 @@ extension LiveEventService: RosterOwner {
 
     /// A participant whose connection closed has exited; a host is disconnected and kept
     /// for the grace period.
-    func connectionClosed(_ entry: PresenceEntry, connection: ClientConnection) async throws {
-        let id = String(entry.stream.dropFirst("live:".count))
+    func connectionClosed(_ entry: PresenceEntry) async throws {
+        let id = try Self.eventId(of: entry.stream)
         guard entry.data["role"]?.stringValue == Self.hostRole else {
-            try await roster.remove(nil, stream: entry.stream, key: entry.clientId)
+            try await events.transact { transaction in
+                guard let current = try await transaction.presenceEntry(stream: entry.stream, clientId: entry.clientId),
+                      current.node == entry.node, current.data["connection"] == entry.data["connection"] else { return }
+                try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId)
+            }
             markPending(id)
             return
         }
-        try await roster.detach(entry, grace: grace)
+        let grace = grace
+        let roster = roster
         try await events.transact { transaction in
+            guard let current = try await transaction.presenceEntry(stream: entry.stream, clientId: entry.clientId),
+                  current.node == entry.node, current.data["connection"] == entry.data["connection"] else { return }
+            try await roster.detach(current, grace: grace, in: transaction)
             var record = try await Self.load(transaction, id)
             guard let index = record.event.hosts.firstIndex(where: { $0.userId == entry.userId }),
                   record.event.hosts[index].state == .connected else { return }
@@ -167,17 +189,11 @@ extension LiveEventService: RosterOwner {
     /// An entry expired: a host that did not come back (or whose node died) has exited; a
     /// participant's count changes.
     func expired(_ entry: PresenceEntry) async throws {
-        let id = String(entry.stream.dropFirst("live:".count))
+        let id = try Self.eventId(of: entry.stream)
         if entry.data["role"]?.stringValue == Self.hostRole {
-            try await removeHost(id, userId: entry.userId, required: false)
+            try await removeHost(id, userId: entry.userId, required: false, key: nil)
         } else {
             markPending(id)
         }
-    }
-
-    /// Ends a connection's subscription to a stream it may no longer read.
-    func stopFollowing(_ stream: String, _ connection: ClientConnection) {
-        hub.remove(connection, from: stream)
-        connection.endSubscription(stream)
     }
 }

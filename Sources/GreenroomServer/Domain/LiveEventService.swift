@@ -43,7 +43,6 @@ struct LiveEventService: Sendable {
     let storage: any GreenroomStorage
     let events: EventLog
     let roster: Roster
-    let hub: EventHub
     /// How long a host whose connection dropped stays (disconnected) before it has exited.
     let grace: TimeInterval
     /// Live events whose counts or reactions changed on this node since the last announcement.
@@ -72,7 +71,12 @@ struct LiveEventService: Sendable {
 
     /// How many participants are inside (counted in storage, whichever node holds them).
     func participantCount(_ stream: String) async throws -> Int {
-        try await storage.presenceCount(stream: stream, clientIdPrefix: Self.participantKey(""))
+        try await Self.participantCount(stream, in: storage)
+    }
+
+    /// How many participants are inside, as `reader` (the storage, or a transaction) sees it.
+    static func participantCount(_ stream: String, in reader: any PresenceReading) async throws -> Int {
+        try await reader.presenceCount(stream: stream, clientIdPrefix: participantKey(""))
     }
 
     func get(_ id: String) async throws -> LiveEventData {
@@ -144,10 +148,16 @@ struct LiveEventService: Sendable {
             }
             guard let type = try body(&record.event) else { return record.event }
             try await transaction.save(record)
+            if record.event.state == .ended {
+                // Everyone is out, in the same transaction as the end: counts are final.
+                for entry in try await transaction.presence(stream: record.event.stream) {
+                    try await transaction.removePresence(stream: record.event.stream, clientId: entry.clientId)
+                }
+            }
             _ = try await transaction.append([try Self.event(type, record.event, LiveEventEvent(type: type, liveEvent: record.event, actorId: userId))])
             return record.event
         }
-        if changed.state == .ended { try await removeEveryone(changed) }
+        if changed.state == .ended { markPending(changed.liveEventId) }
         return try await current(changed.liveEventId)
     }
 
@@ -189,14 +199,6 @@ struct LiveEventService: Sendable {
             event.hosts = []
             return LiveEventEventType.ended
         }
-    }
-
-    /// After the end: every host and participant is out of the roster; counts are final.
-    private func removeEveryone(_ event: LiveEventData) async throws {
-        for entry in try await storage.presence(stream: event.stream) {
-            _ = try await storage.removePresence(stream: event.stream, clientId: entry.clientId)
-        }
-        markPending(event.liveEventId)
     }
 
     // MARK: Helpers

@@ -4,9 +4,11 @@ import GreenroomProtocol
 extension MeetingService: RosterOwner {
     /// Joins (creating the meeting on first join). A token with only `ask_join` waits for a
     /// moderator; the same participant id joining again takes over from its older connection.
-    func join(_ args: MeetingJoinArgs, connection: ClientConnection) async throws -> MeetingJoinResult {
-        let identity = connection.identity
-        let clientId = roster.clientId(connection)
+    /// The participant limit is checked in the transaction that stores the entry, with the
+    /// meeting's stream locked, so concurrent joins on any node cannot exceed it.
+    func join(_ args: MeetingJoinArgs, caller: Caller) async throws -> MeetingJoinResult {
+        let identity = caller.identity
+        let clientId = caller.clientId
         guard Limits.isValidId(args.participantId) else {
             throw GreenroomError(.invalidParameterValue, "participantId must be 1–128 characters of letters, digits and _-.@")
         }
@@ -26,31 +28,44 @@ extension MeetingService: RosterOwner {
             return MeetingJoinResult(status: .waiting, meeting: nil, position: nil, clientId: clientId)
         }
 
-        let stream = Self.stream(args.meetingId)
+        let meetingId = args.meetingId
+        let stream = Self.stream(meetingId)
         let key = Self.key(args.participantId)
-        let existing = try await storage.presenceEntry(stream: stream, clientId: key)
-        if let existing, existing.userId != identity.userId {
-            throw GreenroomError(.participantIdTaken, "participant \(args.participantId) belongs to another user")
-        }
-        if existing == nil, try await storage.presenceCount(stream: stream, clientIdPrefix: Self.key("")) >= participantLimit {
-            throw GreenroomError(.maxParticipantsReached, "meeting \(args.meetingId) has \(participantLimit) participants")
-        }
         let media = args.mode == .SEND_AND_RECV
         let participant = MeetingParticipant(
             participantId: args.participantId, userId: identity.userId, name: name, mode: args.mode, metaData: args.metaData ?? [:],
             micOn: media && (args.micEnabled ?? false), webcamOn: media && (args.webcamEnabled ?? false),
             isModerator: isModerator, state: .joined, joinedAt: Date.wireNow)
-        try await roster.put(connection, stream: stream, key: key, userId: identity.userId,
-                             data: ["role": .string(Self.role), "participant": try RawJSON(encoding: participant)])
-        if let existing, !existing.node.isEmpty, let old = existing.data["connection"]?.stringValue, old != clientId {
-            try await announce(args.meetingId, MeetingEvent(type: MeetingEventType.participantJoined, participant: participant, replacedClientId: old))
-        } else if existing != nil {
-            try await announce(args.meetingId, MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant))
-        } else {
-            try await announce(args.meetingId, MeetingEvent(type: MeetingEventType.participantJoined, participant: participant))
+        let entry = roster.entry(caller, stream: stream, key: key,
+                                 data: ["role": .string(Self.role), "participant": try RawJSON(encoding: participant)])
+        let limit = participantLimit
+        try await roster.holding(caller, stream: stream, key: key) {
+            try await events.transact { transaction in
+                try await transaction.lock(stream: stream)
+                guard try await Self.load(transaction, meetingId).meeting.state == .active else {
+                    throw GreenroomError(.meetingEnded, "meeting \(meetingId) has ended")
+                }
+                let existing = try await transaction.presenceEntry(stream: stream, clientId: key)
+                if let existing, existing.userId != identity.userId {
+                    throw GreenroomError(.participantIdTaken, "participant \(args.participantId) belongs to another user")
+                }
+                if existing == nil, try await transaction.presenceCount(stream: stream, clientIdPrefix: Self.key("")) >= limit {
+                    throw GreenroomError(.maxParticipantsReached, "meeting \(meetingId) has \(limit) participants")
+                }
+                try await transaction.putPresence(entry)
+                let event: MeetingEvent
+                if let existing, !existing.node.isEmpty, let old = existing.data["connection"]?.stringValue, old != clientId {
+                    event = MeetingEvent(type: MeetingEventType.participantJoined, participant: participant, replacedClientId: old)
+                } else if existing != nil {
+                    event = MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant)
+                } else {
+                    event = MeetingEvent(type: MeetingEventType.participantJoined, participant: participant)
+                }
+                _ = try await transaction.append([try Self.event(meetingId, event)])
+            }
         }
         let info = try await storage.streamInfo(stream)
-        return MeetingJoinResult(status: .joined, meeting: try await current(args.meetingId),
+        return MeetingJoinResult(status: .joined, meeting: try await current(meetingId),
                                  position: StreamPosition(offset: info.head, epoch: info.epoch), clientId: clientId)
     }
 
@@ -65,6 +80,10 @@ extension MeetingService: RosterOwner {
                 return allowed ? .allowed : .denied
             }
             try await transaction.save(MeetingAdmissionRecord(meetingId: args.meetingId, participantId: args.participantId, userId: userId, name: args.name))
+            let moderators = Array(Set(try await Self.participants(args.meetingId, in: transaction)
+                .filter(\.participant.isModerator).map(\.participant.userId))).sorted()
+            _ = try await transaction.append([try Self.event(args.meetingId, MeetingEvent(
+                type: MeetingEventType.entryRequested, participantId: args.participantId, reason: args.name, audience: moderators))])
             return .asked
         }
         switch decision {
@@ -72,9 +91,6 @@ extension MeetingService: RosterOwner {
         case .denied: throw GreenroomError(.entryDenied, "a moderator did not let \(args.participantId) in")
         case .waiting: return false
         case .asked:
-            let moderators = Array(Set(try await participants(args.meetingId).filter(\.participant.isModerator).map(\.participant.userId))).sorted()
-            try await announce(args.meetingId, MeetingEvent(
-                type: MeetingEventType.entryRequested, participantId: args.participantId, reason: args.name, audience: moderators))
             return false
         }
     }
@@ -100,91 +116,95 @@ extension MeetingService: RosterOwner {
     }
 
     /// Leaves the meeting; the connection stops following it.
-    func leave(_ meetingId: String, connection: ClientConnection) async throws {
-        let (entry, participant) = try await mine(meetingId, connection)
-        try await roster.remove(connection, stream: entry.stream, key: entry.clientId)
-        hub.remove(connection, from: entry.stream)
-        connection.endSubscription(entry.stream)
-        try await announce(meetingId, MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "left"))
+    func leave(_ meetingId: String, caller: Caller) async throws {
+        let stream = Self.stream(meetingId)
+        let key = try await change(meetingId, caller) { transaction, entry, participant in
+            try await transaction.removePresence(stream: stream, clientId: entry.clientId)
+            return [MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "left")]
+        }.entry.clientId
+        caller.session.releaseRoster(stream: stream, key: key)
+        caller.session.endSubscription(stream)
     }
 
     /// A participant whose connection closed is `reconnecting` for the grace period.
-    func connectionClosed(_ entry: PresenceEntry, connection: ClientConnection) async throws {
-        guard var participant = try entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
-        participant.state = .reconnecting
-        var detached = entry
-        var data = entry.data.dictionaryValue ?? [:]
-        data["participant"] = try RawJSON(encoding: participant)
-        detached.data = .dictionary(data)
-        try await roster.detach(detached, grace: grace)
-        try await announce(String(entry.stream.dropFirst("meeting:".count)),
-                           MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant))
+    func connectionClosed(_ entry: PresenceEntry) async throws {
+        let meetingId = try Self.meetingId(of: entry.stream)
+        let grace = grace
+        let roster = roster
+        try await events.transact { transaction in
+            // Still held by the connection that closed (not taken over since, nor gone)?
+            guard let current = try await transaction.presenceEntry(stream: entry.stream, clientId: entry.clientId),
+                  current.node == entry.node, current.data["connection"] == entry.data["connection"],
+                  var participant = try current.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
+            participant.state = .reconnecting
+            var detached = current
+            detached.data = current.data.merging(["participant": try RawJSON(encoding: participant)])
+            try await roster.detach(detached, grace: grace, in: transaction)
+            _ = try await transaction.append([try Self.event(meetingId,
+                MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant))])
+        }
     }
 
     /// A participant that did not come back (or whose node died) has left.
     func expired(_ entry: PresenceEntry) async throws {
         guard let participant = try entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
-        try await announce(String(entry.stream.dropFirst("meeting:".count)),
+        try await announce(try Self.meetingId(of: entry.stream),
                            MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "timeout"))
     }
 
     // MARK: Modes, media and pins
 
     /// Changes the caller's own mode; leaving `SEND_AND_RECV` turns its media off.
-    func changeMode(_ args: MeetingModeArgs, connection: ClientConnection) async throws -> MeetingParticipant {
-        let (entry, current) = try await mine(args.meetingId, connection)
-        var participant = current
-        guard participant.mode != args.mode else {
-            throw GreenroomError(.modeUnchanged, "\(participant.participantId) is in \(args.mode.rawValue) already")
-        }
-        participant.mode = args.mode
-        var disabled: [MediaKind] = []
-        if args.mode != .SEND_AND_RECV {
-            if participant.micOn { disabled.append(.audio) }
-            if participant.webcamOn { disabled.append(.video) }
-            participant.micOn = false
-            participant.webcamOn = false
-        }
-        try await store(participant, in: entry)
-        for kind in disabled {
-            try await announce(args.meetingId, MeetingEvent(type: MeetingEventType.streamDisabled, participantId: participant.participantId, kind: kind))
-        }
-        try await announce(args.meetingId, MeetingEvent(type: MeetingEventType.modeChanged, participantId: participant.participantId, mode: args.mode))
-        return participant
+    func changeMode(_ args: MeetingModeArgs, caller: Caller) async throws -> MeetingParticipant {
+        try await change(args.meetingId, caller) { transaction, entry, participant in
+            guard participant.mode != args.mode else {
+                throw GreenroomError(.modeUnchanged, "\(participant.participantId) is in \(args.mode.rawValue) already")
+            }
+            participant.mode = args.mode
+            var events: [MeetingEvent] = []
+            if args.mode != .SEND_AND_RECV {
+                if participant.micOn { events.append(MeetingEvent(type: MeetingEventType.streamDisabled, participantId: participant.participantId, kind: .audio)) }
+                if participant.webcamOn { events.append(MeetingEvent(type: MeetingEventType.streamDisabled, participantId: participant.participantId, kind: .video)) }
+                participant.micOn = false
+                participant.webcamOn = false
+            }
+            try await Self.store(participant, in: entry, transaction)
+            events.append(MeetingEvent(type: MeetingEventType.modeChanged, participantId: participant.participantId, mode: args.mode))
+            return events
+        }.participant
     }
 
     /// Turns the caller's microphone or camera on or off; only `SEND_AND_RECV` may turn them on.
-    func setMedia(_ args: MeetingMediaArgs, connection: ClientConnection) async throws -> MeetingParticipant {
-        let (entry, current) = try await mine(args.meetingId, connection)
-        var participant = current
-        if args.micOn == true || args.webcamOn == true, participant.mode != .SEND_AND_RECV {
-            throw GreenroomError(.mediaNotAllowedInMode, "a \(participant.mode.rawValue) participant may not send media")
-        }
-        var changes: [(MediaKind, Bool)] = []
-        if let on = args.micOn, on != participant.micOn {
-            participant.micOn = on
-            changes.append((.audio, on))
-        }
-        if let on = args.webcamOn, on != participant.webcamOn {
-            participant.webcamOn = on
-            changes.append((.video, on))
-        }
-        guard !changes.isEmpty else { return participant }
-        try await store(participant, in: entry)
-        for (kind, on) in changes {
-            try await announce(args.meetingId, MeetingEvent(
-                type: on ? MeetingEventType.streamEnabled : MeetingEventType.streamDisabled, participantId: participant.participantId, kind: kind))
-        }
-        return participant
+    func setMedia(_ args: MeetingMediaArgs, caller: Caller) async throws -> MeetingParticipant {
+        try await change(args.meetingId, caller) { transaction, entry, participant in
+            if args.micOn == true || args.webcamOn == true, participant.mode != .SEND_AND_RECV {
+                throw GreenroomError(.mediaNotAllowedInMode, "a \(participant.mode.rawValue) participant may not send media")
+            }
+            var changes: [(MediaKind, Bool)] = []
+            if let on = args.micOn, on != participant.micOn {
+                participant.micOn = on
+                changes.append((.audio, on))
+            }
+            if let on = args.webcamOn, on != participant.webcamOn {
+                participant.webcamOn = on
+                changes.append((.video, on))
+            }
+            guard !changes.isEmpty else { return [] }
+            try await Self.store(participant, in: entry, transaction)
+            return changes.map { kind, on in
+                MeetingEvent(type: on ? MeetingEventType.streamEnabled : MeetingEventType.streamDisabled, participantId: participant.participantId, kind: kind)
+            }
+        }.participant
     }
 
     /// Pins (or unpins) what `pinType` covers of a participant, for the whole meeting.
-    func pin(_ args: MeetingPinArgs, on: Bool, connection: ClientConnection) async throws -> PinState {
-        _ = try await mine(args.meetingId, connection)
-        guard try await storage.presenceEntry(stream: Self.stream(args.meetingId), clientId: Self.key(args.participantId)) != nil else {
-            throw GreenroomError(.meetingNotFound, "no participant \(args.participantId) in meeting \(args.meetingId)")
-        }
+    func pin(_ args: MeetingPinArgs, on: Bool, caller: Caller) async throws -> PinState {
+        _ = try await mine(args.meetingId, caller)
+        let stream = Self.stream(args.meetingId)
         return try await events.transact { transaction in
+            guard try await transaction.presenceEntry(stream: stream, clientId: Self.key(args.participantId)) != nil else {
+                throw GreenroomError(.meetingNotFound, "no participant \(args.participantId) in meeting \(args.meetingId)")
+            }
             var record = try await Self.load(transaction, args.meetingId)
             var state = record.meeting.pins[args.participantId] ?? PinState()
             let before = state

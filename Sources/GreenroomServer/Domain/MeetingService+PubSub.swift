@@ -5,8 +5,8 @@ extension MeetingService {
     /// Publishes a message on a topic: on the meeting's stream (in order, resumable), only
     /// to the `sendOnly` participants' users when given, and kept for later subscribers
     /// when `persist` is set.
-    func publish(_ args: PubSubPublishArgs, connection: ClientConnection) async throws -> PubSubMessage {
-        let (_, sender) = try await mine(args.meetingId, connection)
+    func publish(_ args: PubSubPublishArgs, caller: Caller) async throws -> PubSubMessage {
+        let (_, sender) = try await mine(args.meetingId, caller)
         guard (1...Limits.maxTopicLength).contains(args.topic.count) else {
             throw GreenroomError(.invalidParameterValue, "topic must be 1–\(Limits.maxTopicLength) characters")
         }

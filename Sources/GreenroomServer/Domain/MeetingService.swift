@@ -46,7 +46,6 @@ struct MeetingService: Sendable {
     let storage: any GreenroomStorage
     let events: EventLog
     let roster: Roster
-    let hub: EventHub
     /// How long a participant whose connection dropped is `reconnecting` before it has left.
     let grace: TimeInterval
     /// The most participants a meeting may have.
@@ -54,7 +53,7 @@ struct MeetingService: Sendable {
 
     static let role = "participant"
     static func key(_ participantId: String) -> String { "p:\(participantId)" }
-    static func stream(_ meetingId: String) -> String { "meeting:\(meetingId)" }
+    static func stream(_ meetingId: String) -> String { StreamKind.meeting.stream(meetingId) }
 
     // MARK: Reading
 
@@ -67,10 +66,24 @@ struct MeetingService: Sendable {
 
     /// The participants in the roster, by join time.
     func participants(_ meetingId: String) async throws -> [(entry: PresenceEntry, participant: MeetingParticipant)] {
-        try await roster.entries(Self.stream(meetingId), role: Self.role).compactMap { entry in
-            guard let participant = try? entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return nil }
+        try await Self.participants(meetingId, in: storage)
+    }
+
+    /// The participants as `reader` (the storage, or a transaction) sees them.
+    static func participants(_ meetingId: String, in reader: any PresenceReading) async throws -> [(entry: PresenceEntry, participant: MeetingParticipant)] {
+        try await reader.presence(stream: stream(meetingId)).compactMap { entry in
+            guard entry.data["role"]?.stringValue == role,
+                  let participant = try? entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return nil }
             return (entry, participant)
         }
+    }
+
+    /// The meeting id of a meeting's stream.
+    static func meetingId(of stream: String) throws -> String {
+        guard let id = StreamKind.meeting.id(in: stream) else {
+            throw GreenroomServerError.storage("\(stream) is not a meeting's stream")
+        }
+        return id
     }
 
     /// The meeting with its participants as they are now.
@@ -80,16 +93,35 @@ struct MeetingService: Sendable {
         return meeting
     }
 
-    /// The caller's participant in a meeting (the one its connection holds).
-    func mine(_ meetingId: String, _ connection: ClientConnection) async throws -> (entry: PresenceEntry, participant: MeetingParticipant) {
+    /// The caller's participant in a meeting (the one its connection holds), as `reader`
+    /// sees it.
+    func mine(_ meetingId: String, _ caller: Caller, in reader: (any PresenceReading)? = nil) async throws -> (entry: PresenceEntry, participant: MeetingParticipant) {
         let stream = Self.stream(meetingId)
-        for (entryStream, key) in connection.rosterEntries where entryStream == stream {
-            if let entry = try await storage.presenceEntry(stream: stream, clientId: key), roster.isHeld(entry, by: connection),
+        let reader = reader ?? storage
+        for (entryStream, key) in caller.session.rosterEntries where entryStream == stream {
+            if let entry = try await reader.presenceEntry(stream: stream, clientId: key), roster.isHeld(entry, by: caller.clientId),
                let participant = try? entry.data["participant"]?.decode(as: MeetingParticipant.self) {
                 return (entry, participant)
             }
         }
         throw GreenroomError(.meetingNotJoined, "join meeting \(meetingId) first")
+    }
+
+    /// Changes the caller's participant in one transaction: `body` gets its entry and
+    /// participant as stored, changes them through the transaction and names the events
+    /// to announce. Returns the entry as it was and the participant as `body` left it.
+    @discardableResult
+    func change(
+        _ meetingId: String, _ caller: Caller,
+        _ body: @escaping @Sendable (any StorageTransaction, PresenceEntry, inout MeetingParticipant) async throws -> [MeetingEvent]
+    ) async throws -> (entry: PresenceEntry, participant: MeetingParticipant) {
+        try await events.transact { transaction in
+            var (entry, participant) = try await mine(meetingId, caller, in: transaction)
+            let announced = try await body(transaction, entry, &participant)
+            if !announced.isEmpty { _ = try await transaction.append(try announced.map { try Self.event(meetingId, $0) }) }
+            entry.data = entry.data.merging(["participant": try RawJSON(encoding: participant)])
+            return (entry, participant)
+        }
     }
 
     /// Who may read a meeting's stream: its participants' users and moderators.
@@ -127,18 +159,17 @@ struct MeetingService: Sendable {
         guard identity.grants.contains(MeetingGrant.allowMod) else {
             throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may end the meeting")
         }
-        let ended = try await events.transact { transaction -> Bool in
+        try await events.transact { transaction in
+            try await transaction.lock(stream: Self.stream(meetingId))
             var record = try await Self.load(transaction, meetingId)
-            guard record.meeting.state == .active else { return false }
+            guard record.meeting.state == .active else { return }
             record.meeting.state = .ended
             record.meeting.endedAt = Date.wireNow
             try await transaction.save(record)
+            for (entry, _) in try await Self.participants(meetingId, in: transaction) {
+                try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId)
+            }
             _ = try await transaction.append([try Self.event(meetingId, MeetingEvent(type: MeetingEventType.ended, reason: identity.userId))])
-            return true
-        }
-        guard ended else { return }
-        for (entry, _) in try await participants(meetingId) {
-            _ = try await storage.removePresence(stream: entry.stream, clientId: entry.clientId)
         }
     }
 
@@ -152,11 +183,9 @@ struct MeetingService: Sendable {
     }
 
     /// Stores a participant's new state in its roster entry.
-    func store(_ participant: MeetingParticipant, in entry: PresenceEntry) async throws {
+    static func store(_ participant: MeetingParticipant, in entry: PresenceEntry, _ transaction: any StorageTransaction) async throws {
         var entry = entry
-        var data = entry.data.dictionaryValue ?? [:]
-        data["participant"] = try RawJSON(encoding: participant)
-        entry.data = .dictionary(data)
-        _ = try await storage.putPresence(entry)
+        entry.data = entry.data.merging(["participant": try RawJSON(encoding: participant)])
+        try await transaction.putPresence(entry)
     }
 }

@@ -16,7 +16,10 @@ struct UserService: Sendable {
         let now = Date()
         var user = User(id: id, nickname: args.nickname ?? id, profileURL: args.profileURL, extraData: args.extraData ?? [:], createdAt: now, updatedAt: now)
         try Self.validate(&user)
-        try await storage.insertUser(user)
+        let created = user
+        guard try await events.transact({ try await $0.insertUser(created) }) else {
+            throw GreenroomError(.alreadyExists, "a user with id \(id) exists already")
+        }
         return user
     }
 
@@ -74,20 +77,26 @@ struct UserService: Sendable {
         }
     }
 
+    /// Deletes a user and announces it on its stream, in one transaction.
     func delete(_ id: String) async throws {
-        guard try await storage.deleteUser(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
-        _ = try await events.append(EventAppend(stream: StreamName.user(id), type: "user.deleted", data: ["id": .string(id)]))
+        try await events.transact { transaction in
+            guard try await transaction.deleteUser(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
+            _ = try await transaction.append([EventAppend(stream: StreamName.user(id), type: "user.deleted", data: ["id": .string(id)])])
+        }
     }
 
+    /// Changes a user and announces the result as `user.updated`, in one transaction.
     private func change(_ id: String, _ body: @escaping @Sendable (inout User) -> Void) async throws -> User {
-        let updated = try await storage.updateUser(id: id) { user in
+        try await events.transact { transaction in
+            guard var user = try await transaction.user(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
             body(&user)
+            user.id = id
             user.updatedAt = Date()
             try Self.validate(&user)
+            try await transaction.saveUser(user)
+            _ = try await transaction.append([EventAppend(stream: StreamName.user(id), type: "user.updated", data: try RawJSON(encoding: user))])
+            return user
         }
-        guard let updated else { throw GreenroomError(.notFound, "no user with id \(id)") }
-        _ = try await events.append(EventAppend(stream: StreamName.user(id), type: "user.updated", data: try RawJSON(encoding: updated)))
-        return updated
     }
 
     static func validate(_ user: inout User) throws {

@@ -24,20 +24,22 @@ final class EventLog: Service, Sendable {
     }
 
     private let storage: any GreenroomStorage
-    private let publish: @Sendable (StreamEvent) -> Void
+    private let broker: any Broker
     private let metrics: ServerMetrics
     private let retentionCount: UInt64
     private let logger: Logger
     private let state = Mutex(State())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
+    /// Failures tests inject into transactions (none unless armed).
+    let faults = FaultPlan()
     static let maxBatch = 512
 
-    /// - Parameter publish: hands a stored event to subscribers (the local hub, or the
+    /// - Parameter broker: hands a stored event to subscribers (the local hub, or the
     ///   relay that orders events of all nodes).
-    init(storage: any GreenroomStorage, publish: @escaping @Sendable (StreamEvent) -> Void, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger) {
+    init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger) {
         self.storage = storage
-        self.publish = publish
+        self.broker = broker
         self.metrics = metrics
         self.retentionCount = retentionCount
         self.logger = logger
@@ -61,7 +63,11 @@ final class EventLog: Service, Sendable {
     /// all); returns once it is durable and its events are handed to local subscribers.
     func transact<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
         let result = StepResult<T>()
-        try await enqueue(WriteStep { transaction in result.set(try await body(transaction)) })
+        let faults = faults
+        try await enqueue(WriteStep { transaction in
+            let transaction = faults.isArmed ? FaultingTransaction(inner: transaction, plan: faults) : transaction
+            result.set(try await body(transaction))
+        })
         guard let value = result.get else { throw GreenroomServerError.storage("a transaction returned nothing") }
         return value
     }
@@ -111,7 +117,7 @@ final class EventLog: Service, Sendable {
                 let outcomes = try await storage.write(batch.map(\.step), retentionCount: retentionCount)
                 var fresh = 0
                 for case .success(let events) in outcomes {
-                    for event in events { publish(event) }
+                    for event in events { broker.publish(event) }
                     fresh += events.count
                 }
                 metrics.eventsAppended(fresh)

@@ -114,7 +114,7 @@ final class PostgresEventRelay: Service, Sendable {
         let last = published.withLock { $0[stream] }
         if let last, offset <= last { return }
         if let event, last == nil || offset == last! + 1 {
-            publish(event)
+            deliver(event)
             return
         }
         var from = last ?? (offset - 1)
@@ -126,7 +126,7 @@ final class PostgresEventRelay: Service, Sendable {
                 logger.error("cannot read \(stream) after \(from) to relay it: \(error)")
                 return
             }
-            for item in events where item.offset <= offset { publish(item) }
+            for item in events where item.offset <= offset { deliver(item) }
             guard let newest = events.last, newest.offset > from else { break }
             from = newest.offset
         }
@@ -134,7 +134,7 @@ final class PostgresEventRelay: Service, Sendable {
         published.withLock { state in if (state[stream] ?? 0) < offset { state[stream] = offset } }
     }
 
-    private func publish(_ event: StreamEvent) {
+    private func deliver(_ event: StreamEvent) {
         published.withLock { $0[event.stream] = event.offset }
         hub.publish(event, metrics: metrics)
     }

@@ -8,6 +8,11 @@ struct CommandContext: Sendable {
     let commandId: UInt64
     let core: ServerCore
     var identity: Identity { connection.identity }
+    /// The caller as services see it: identity, client id and what may be done to its connection.
+    var caller: Caller {
+        Caller(identity: connection.identity, clientId: core.roster.clientId(connectionId: connection.id),
+               session: ConnectionSession(connection: connection, hub: core.hub))
+    }
 }
 
 /// Maps operation names to handlers. Handlers decode their arguments, do the work and

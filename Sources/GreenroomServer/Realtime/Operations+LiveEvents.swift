@@ -26,17 +26,17 @@ extension CommandRouter {
             try await context.core.liveEvents.end(args.liveEventId, by: context.identity.userId)
         }
         on(LiveEventOperation.enter) { (context, args: LiveEventRef) -> LiveEventEntry in
-            try await context.core.liveEvents.enter(args.liveEventId, connection: context.connection)
+            try await context.core.liveEvents.enter(args.liveEventId, caller: context.caller)
         }
         on(LiveEventOperation.exit) { (context, args: LiveEventRef) -> EmptyResult in
-            try await context.core.liveEvents.exit(args.liveEventId, connection: context.connection)
+            try await context.core.liveEvents.exit(args.liveEventId, caller: context.caller)
             return EmptyResult()
         }
         on(LiveEventOperation.enterAsHost) { (context, args: LiveEventHostArgs) -> LiveEventEntry in
-            try await context.core.liveEvents.enterAsHost(args, connection: context.connection)
+            try await context.core.liveEvents.enterAsHost(args, caller: context.caller)
         }
         on(LiveEventOperation.exitAsHost) { (context, args: LiveEventRef) -> EmptyResult in
-            try await context.core.liveEvents.exitAsHost(args.liveEventId, connection: context.connection)
+            try await context.core.liveEvents.exitAsHost(args.liveEventId, caller: context.caller)
             return EmptyResult()
         }
         on(LiveEventOperation.setHostMedia) { (context, args: LiveEventMediaArgs) -> LiveEventHost in

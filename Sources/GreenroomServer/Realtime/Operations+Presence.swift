@@ -22,7 +22,7 @@ extension CommandRouter {
 }
 
 extension ServerCore {
-    func clientId(_ connection: ClientConnection) -> String { roster.clientId(connection) }
+    func clientId(_ connection: ClientConnection) -> String { roster.clientId(connectionId: connection.id) }
 
     func joinPresence(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
         guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }
@@ -37,22 +37,32 @@ extension ServerCore {
             stream: args.stream, clientId: clientId(connection), userId: connection.identity.userId, data: data,
             joinedAt: now, expiresAt: now.addingTimeInterval(configuration.presenceTTL), node: nodeId)
         _ = connection.addPresence(args.stream)
-        let fresh = try await storage.putPresence(entry)
-        _ = try await events.append(EventAppend(
-            stream: args.stream, type: fresh ? "presence.joined" : "presence.updated", data: try RawJSON(encoding: entry)))
+        try await events.transact { transaction in
+            let fresh = try await transaction.putPresence(entry)
+            _ = try await transaction.append([EventAppend(
+                stream: args.stream, type: fresh ? "presence.joined" : "presence.updated", data: try RawJSON(encoding: entry))])
+        }
         return entry
     }
 
-    /// Removes a connection's presence on a stream and tells the stream why.
+    /// Removes a connection's presence on a stream and tells the stream why, in one transaction.
     func leavePresence(_ connection: ClientConnection, stream: String, reason: String) async throws {
-        guard let entry = try await storage.removePresence(stream: stream, clientId: clientId(connection)) else { return }
-        try await announceLeft(entry, reason: reason)
+        let clientId = clientId(connection)
+        try await events.transact { transaction in
+            guard let entry = try await transaction.removePresence(stream: stream, clientId: clientId) else { return }
+            _ = try await transaction.append([Self.left(entry, reason: reason)])
+        }
     }
 
+    /// Announces an entry that was removed already (it expired).
     func announceLeft(_ entry: PresenceEntry, reason: String) async throws {
-        _ = try await events.append(EventAppend(
-            stream: entry.stream, type: "presence.left",
-            data: ["clientId": .string(entry.clientId), "userId": .string(entry.userId), "reason": .string(reason)]))
+        _ = try await events.append(Self.left(entry, reason: reason))
+    }
+
+    /// The `presence.left` event of an entry.
+    static func left(_ entry: PresenceEntry, reason: String) -> EventAppend {
+        EventAppend(stream: entry.stream, type: "presence.left",
+                    data: ["clientId": .string(entry.clientId), "userId": .string(entry.userId), "reason": .string(reason)])
     }
 
     /// Leaves every stream a closing connection was present on.

@@ -6,59 +6,66 @@ import GreenroomProtocol
 /// keyed by its role and user (or participant id), held by one connection on one node, and
 /// renewed by that node while it lives. When a node dies its entries expire; when a
 /// connection closes, the capability decides (leave at once, or stay for a grace period).
+///
+/// Every change is made inside a write transaction, together with the checks that allow it
+/// and the events that announce it.
 struct Roster: Sendable {
-    let storage: any GreenroomStorage
     let nodeId: String
     let ttl: TimeInterval
 
     /// The id of a connection across nodes.
-    func clientId(_ connection: ClientConnection) -> String { "\(nodeId)-\(connection.id)" }
+    func clientId(connectionId: Int) -> String { "\(nodeId)-\(connectionId)" }
 
-    /// Puts the entry `key` on `stream`, held by `connection`; returns whether it is new
-    /// (a detached entry taken back is not new).
-    @discardableResult
-    func put(_ connection: ClientConnection, stream: String, key: String, userId: String, data: [String: RawJSON]) async throws -> Bool {
+    /// The entry `key` on `stream` held by `caller`'s connection on this node.
+    func entry(_ caller: Caller, stream: String, key: String, data: [String: RawJSON]) -> PresenceEntry {
         var data = data
-        data["connection"] = .string(clientId(connection))
+        data["connection"] = .string(caller.clientId)
         let now = Date.wireNow
-        connection.addRoster(stream: stream, key: key)
-        return try await storage.putPresence(PresenceEntry(
-            stream: stream, clientId: key, userId: userId, data: .dictionary(data), joinedAt: now,
-            expiresAt: now.addingTimeInterval(ttl), node: nodeId))
+        return PresenceEntry(stream: stream, clientId: key, userId: caller.userId, data: .dictionary(data), joinedAt: now,
+                             expiresAt: now.addingTimeInterval(ttl), node: nodeId)
     }
 
-    /// Removes an entry (and the connection's note of it).
-    @discardableResult
-    func remove(_ connection: ClientConnection?, stream: String, key: String) async throws -> PresenceEntry? {
-        connection?.removeRoster(stream: stream, key: key)
-        return try await storage.removePresence(stream: stream, clientId: key)
+    /// Runs `body`, which puts the entry `key` on `stream` for `caller` in a transaction, with
+    /// the connection noted as its holder first (so that a close during the write still
+    /// hands the entry on); the note is taken back when `body` fails and the connection did
+    /// not hold the entry before.
+    func holding<T>(_ caller: Caller, stream: String, key: String, _ body: () async throws -> T) async throws -> T {
+        let held = caller.session.rosterEntries.contains { $0.stream == stream && $0.key == key }
+        caller.session.holdRoster(stream: stream, key: key)
+        do {
+            return try await body()
+        } catch {
+            if !held { caller.session.releaseRoster(stream: stream, key: key) }
+            throw error
+        }
     }
 
     /// Keeps an entry whose connection closed for `grace`, renewed by no node; it expires
     /// then unless its user comes back and puts it again.
-    func detach(_ entry: PresenceEntry, grace: TimeInterval) async throws {
+    func detach(_ entry: PresenceEntry, grace: TimeInterval, in transaction: any StorageTransaction) async throws {
         var entry = entry
         entry.node = ""
         entry.expiresAt = Date.wireNow.addingTimeInterval(grace)
-        _ = try await storage.putPresence(entry)
+        try await transaction.putPresence(entry)
     }
 
-    /// Whether `entry` is held by `connection` (and not by a newer connection of its user).
-    func isHeld(_ entry: PresenceEntry, by connection: ClientConnection) -> Bool {
-        entry.data["connection"]?.stringValue == clientId(connection) && !entry.node.isEmpty
+    /// Whether `entry` is held by the connection `clientId` (and not by a newer connection
+    /// of its user, nor detached).
+    func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {
+        entry.data["connection"]?.stringValue == clientId && !entry.node.isEmpty
     }
 
     /// The entries of a stream whose role is `role`.
-    func entries(_ stream: String, role: String) async throws -> [PresenceEntry] {
-        try await storage.presence(stream: stream).filter { $0.data["role"]?.stringValue == role }
+    func entries(_ stream: String, role: String, in reader: any PresenceReading) async throws -> [PresenceEntry] {
+        try await reader.presence(stream: stream).filter { $0.data["role"]?.stringValue == role }
     }
 }
 
 /// A capability that keeps a roster: told when a connection holding one of its entries
 /// closes, and when an entry expires.
 protocol RosterOwner: Sendable {
-    /// A connection holding `entry` closed.
-    func connectionClosed(_ entry: PresenceEntry, connection: ClientConnection) async throws
+    /// The connection holding `entry` closed (the entry is still stored, held by it).
+    func connectionClosed(_ entry: PresenceEntry) async throws
     /// `entry` expired (its node died, or its grace period passed) and was removed.
     func expired(_ entry: PresenceEntry) async throws
 }
@@ -75,12 +82,13 @@ extension ServerCore {
 
     /// Hands each roster entry a closing connection held to its capability.
     func closeRoster(_ connection: ClientConnection) async {
+        let clientId = roster.clientId(connectionId: connection.id)
         for (stream, key) in connection.rosterEntries {
             do {
                 guard let owner = rosterOwner(for: stream),
                       let entry = try await storage.presenceEntry(stream: stream, clientId: key),
-                      roster.isHeld(entry, by: connection) else { continue }
-                try await owner.connectionClosed(entry, connection: connection)
+                      roster.isHeld(entry, by: clientId) else { continue }
+                try await owner.connectionClosed(entry)
             } catch {
                 logger.warning("roster entry \(key) on \(stream) is left to expire: \(error)")
             }

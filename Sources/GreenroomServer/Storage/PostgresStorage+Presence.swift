@@ -10,52 +10,57 @@ extension PostgresStorage {
             joinedAt: Date(timeIntervalSince1970: joined), expiresAt: Date(timeIntervalSince1970: expires), node: node)
     }
 
-    /// Stores a presence entry; returns whether it is new.
-    public func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+
+    // MARK: Statements, run on the pool (committed data) or a transaction's connection
+
+    static func presenceEntryQuery(stream: String, clientId: String) -> PostgresQuery {
+        "SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence WHERE stream = \(stream) AND client_id = \(clientId)"
+    }
+
+    static func presenceCountQuery(stream: String, clientIdPrefix prefix: String) -> PostgresQuery {
+        "SELECT COUNT(*) FROM presence WHERE stream = \(stream) AND left(client_id, \(prefix.count)::INT) = \(prefix)"
+    }
+
+    static func presenceQuery(stream: String) -> PostgresQuery {
+        """
+        SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
+        WHERE stream = \(stream) ORDER BY joined_at, client_id COLLATE "C"
+        """
+    }
+
+    static func putPresenceQuery(_ entry: PresenceEntry) throws -> PostgresQuery {
         let data = try entry.data.jsonString()
-        let rows = try await fetch(
-            """
+        return """
             INSERT INTO presence (stream, client_id, user_id, data, joined_at, expires_at, node)
             VALUES (\(entry.stream), \(entry.clientId), \(entry.userId), \(data), \(entry.joinedAt.timeIntervalSince1970),
                     \(entry.expiresAt.timeIntervalSince1970), \(entry.node))
             ON CONFLICT (stream, client_id) DO UPDATE SET data = EXCLUDED.data, expires_at = EXCLUDED.expires_at, node = EXCLUDED.node
             RETURNING (xmax = 0)
-            """)
-        return try rows.first?.decode(Bool.self) ?? false
+            """
     }
+
+    static func removePresenceQuery(stream: String, clientId: String) -> PostgresQuery {
+        """
+        DELETE FROM presence WHERE stream = \(stream) AND client_id = \(clientId)
+        RETURNING stream, client_id, user_id, data, joined_at, expires_at, node
+        """
+    }
+
+    // MARK: Committed presence
 
     /// One client's presence on a stream.
     public func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
-        let rows = try await fetch(
-            "SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence WHERE stream = \(stream) AND client_id = \(clientId)")
-        return try rows.first.map(Self.decodePresence)
+        try await fetch(Self.presenceEntryQuery(stream: stream, clientId: clientId)).first.map(Self.decodePresence)
     }
 
     /// How many entries of a stream have a client id starting with `prefix`.
     public func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
-        let rows = try await fetch(
-            "SELECT COUNT(*) FROM presence WHERE stream = \(stream) AND left(client_id, \(prefix.count)::INT) = \(prefix)")
-        return try rows.first?.decode(Int.self) ?? 0
-    }
-
-    /// Removes a client's presence on a stream.
-    public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
-        let rows = try await fetch(
-            """
-            DELETE FROM presence WHERE stream = \(stream) AND client_id = \(clientId)
-            RETURNING stream, client_id, user_id, data, joined_at, expires_at, node
-            """)
-        return try rows.first.map(Self.decodePresence)
+        try await fetch(Self.presenceCountQuery(stream: stream, clientIdPrefix: prefix)).first?.decode(Int.self) ?? 0
     }
 
     /// Everyone present on a stream.
     public func presence(stream: String) async throws -> [PresenceEntry] {
-        let rows = try await fetch(
-            """
-            SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
-            WHERE stream = \(stream) ORDER BY joined_at, client_id COLLATE "C"
-            """)
-        return try rows.map(Self.decodePresence)
+        try await fetch(Self.presenceQuery(stream: stream)).map(Self.decodePresence)
     }
 
     /// Extends every entry of `node`.

@@ -12,61 +12,34 @@ extension PostgresStorage {
             createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated))
     }
 
-    /// Stores a new user. - Throws: `alreadyExists` when the id is taken.
-    public func insertUser(_ user: User) async throws {
+    static func userQuery(id: String, lock: Bool) -> PostgresQuery {
+        var query: PostgresQuery = "SELECT id, nickname, profile_url, extra_data, created_at, updated_at FROM users WHERE id = \(id)"
+        if lock { query.sql += " FOR UPDATE" }
+        return query
+    }
+
+    static func insertUserQuery(_ user: User) throws -> PostgresQuery {
         let extra = try RawJSON.dictionary(user.extraData).jsonString()
-        let rows = try await fetch(
-            """
+        return """
             INSERT INTO users (id, nickname, nickname_lower, profile_url, extra_data, created_at, updated_at)
             VALUES (\(user.id), \(user.nickname), \(user.nickname.lowercased()), \(user.profileURL), \(extra),
                     \(user.createdAt.timeIntervalSince1970), \(user.updatedAt.timeIntervalSince1970))
             ON CONFLICT (id) DO NOTHING RETURNING id
-            """)
-        guard !rows.isEmpty else { throw GreenroomError(.alreadyExists, "a user with id \(user.id) exists already") }
+            """
     }
 
-    /// Stores a user unless one with the id exists; returns the stored user either way.
-    public func insertUserIfMissing(_ user: User) async throws -> User {
-        if let existing = try await self.user(id: user.id) { return existing }
-        do {
-            try await insertUser(user)
-            return user
-        } catch let error as GreenroomError where error.is(.alreadyExists) {
-            return try await self.user(id: user.id) ?? user
-        }
+    static func saveUserQuery(_ user: User) throws -> PostgresQuery {
+        let extra = try RawJSON.dictionary(user.extraData).jsonString()
+        return """
+            UPDATE users SET nickname = \(user.nickname), nickname_lower = \(user.nickname.lowercased()),
+                profile_url = \(user.profileURL), extra_data = \(extra), updated_at = \(user.updatedAt.timeIntervalSince1970)
+            WHERE id = \(user.id)
+            """
     }
 
     /// The user with `id`, if any.
     public func user(id: String) async throws -> User? {
-        let rows = try await fetch("SELECT id, nickname, profile_url, extra_data, created_at, updated_at FROM users WHERE id = \(id)")
-        return try rows.first.map(Self.decodeUser)
-    }
-
-    /// Changes a user atomically (the row is locked while `change` runs).
-    public func updateUser(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User? {
-        try await transaction { connection in
-            let rows = try await connection.query(
-                "SELECT id, nickname, profile_url, extra_data, created_at, updated_at FROM users WHERE id = \(id) FOR UPDATE",
-                logger: self.logger).collect()
-            guard let row = rows.first else { return nil }
-            var user = try Self.decodeUser(row)
-            try change(&user)
-            user.id = id
-            let extra = try RawJSON.dictionary(user.extraData).jsonString()
-            try await connection.query(
-                """
-                UPDATE users SET nickname = \(user.nickname), nickname_lower = \(user.nickname.lowercased()),
-                    profile_url = \(user.profileURL), extra_data = \(extra), updated_at = \(user.updatedAt.timeIntervalSince1970)
-                WHERE id = \(id)
-                """, logger: self.logger)
-            return user
-        }
-    }
-
-    /// Deletes a user; returns whether it existed.
-    public func deleteUser(id: String) async throws -> Bool {
-        let rows = try await fetch("DELETE FROM users WHERE id = \(id) RETURNING id")
-        return !rows.isEmpty
+        try await fetch(Self.userQuery(id: id, lock: false)).first.map(Self.decodeUser)
     }
 
     /// Users ordered by id after `afterId`, matching the filters.

@@ -163,6 +163,48 @@ final class PostgresTransaction: StorageTransaction {
         try await run("DELETE FROM records WHERE kind = \(kind) AND scope = \(scope) RETURNING id").count
     }
 
+    func lock(stream: String) async throws {
+        try await batch.lock(stream) { name in
+            try await self.raceAware { try await self.storage.lockStream(name, on: self.connection) }
+        }
+    }
+
+    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try await run(PostgresStorage.presenceEntryQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
+    }
+
+    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+        try await run(PostgresStorage.presenceCountQuery(stream: stream, clientIdPrefix: prefix)).first?.decode(Int.self) ?? 0
+    }
+
+    func presence(stream: String) async throws -> [PresenceEntry] {
+        try await run(PostgresStorage.presenceQuery(stream: stream)).map(PostgresStorage.decodePresence)
+    }
+
+    func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+        try await run(try PostgresStorage.putPresenceQuery(entry)).first?.decode(Bool.self) ?? false
+    }
+
+    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try await run(PostgresStorage.removePresenceQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
+    }
+
+    func user(id: String) async throws -> User? {
+        try await run(PostgresStorage.userQuery(id: id, lock: true)).first.map(PostgresStorage.decodeUser)
+    }
+
+    func insertUser(_ user: User) async throws -> Bool {
+        !(try await run(try PostgresStorage.insertUserQuery(user))).isEmpty
+    }
+
+    func saveUser(_ user: User) async throws {
+        _ = try await run(try PostgresStorage.saveUserQuery(user))
+    }
+
+    func deleteUser(id: String) async throws -> Bool {
+        !(try await run("DELETE FROM users WHERE id = \(id) RETURNING id")).isEmpty
+    }
+
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             try await self.raceAware { try await self.storage.lockStream(name, on: self.connection) }

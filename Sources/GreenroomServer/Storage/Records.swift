@@ -113,9 +113,29 @@ public protocol RecordReading: Sendable {
     func countRecords(_ query: RecordQuery) async throws -> Int
 }
 
-/// One write transaction: records change and events are appended atomically; nothing is
-/// visible to others until the whole batch commits, and a failing step is undone alone.
-public protocol StorageTransaction: RecordReading {
+/// One write transaction: records, users and presence change and events are appended
+/// atomically; nothing is visible to others until the whole batch commits, and a failing
+/// step is undone alone. Every change Greenroom stores goes through one, together with the
+/// events that announce it.
+public protocol StorageTransaction: RecordReading, PresenceReading {
+    /// Locks `stream` until the transaction ends (creating it when new): a transaction on
+    /// any node that locks or appends to it waits. Take it before a check over what the
+    /// stream's roster holds (a participant limit), so the check holds until commit.
+    func lock(stream: String) async throws
+    /// Stores a presence entry (replacing the client's earlier one); returns whether it is new.
+    @discardableResult
+    func putPresence(_ entry: PresenceEntry) async throws -> Bool
+    /// Removes a client's presence on a stream; returns the removed entry.
+    @discardableResult
+    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry?
+    /// The user with `id`, locked until the transaction ends.
+    func user(id: String) async throws -> User?
+    /// Stores a new user; returns `false` (storing nothing) when the id is taken.
+    func insertUser(_ user: User) async throws -> Bool
+    /// Replaces a stored user's fields (its id and creation time stay).
+    func saveUser(_ user: User) async throws
+    /// Deletes a user; returns whether it existed.
+    func deleteUser(id: String) async throws -> Bool
     /// Stores a record, replacing the one with the same kind, scope and id.
     func put(_ record: Record) async throws
     /// Stores a record unless one with the same kind, scope and id exists; returns whether

@@ -11,50 +11,59 @@ extension SQLiteStorage {
             expiresAt: try row.date("expires_at"), node: try row.string("node"))
     }
 
-    /// Stores a presence entry; returns whether it is new.
-    public func putPresence(_ entry: PresenceEntry) async throws -> Bool {
-        try await write {
-            let existing = try self.writer.query(
-                "SELECT client_id FROM presence WHERE stream = ? AND client_id = ?", [.text(entry.stream), .text(entry.clientId)])
-            try self.writer.query(
-                "INSERT OR REPLACE INTO presence (\(Self.presenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [.text(entry.stream), .text(entry.clientId), .text(entry.userId), .text(try entry.data.jsonString()),
-                 .date(entry.joinedAt), .date(entry.expiresAt), .text(entry.node)])
-            return existing.isEmpty
-        }
+    // MARK: Statements, on either connection (the reader for committed data, the writer
+    // inside a transaction)
+
+    static func presenceEntry(stream: String, clientId: String, on connection: SQLiteHandle) throws -> PresenceEntry? {
+        try connection.query(
+            "SELECT \(presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)]
+        ).first.map(decodePresence)
     }
 
-    /// Removes a client's presence on a stream.
-    public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
-        try await write {
-            let rows = try self.writer.query(
-                "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
-            guard let row = rows.first else { return nil }
-            try self.writer.query("DELETE FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
-            return try Self.decodePresence(row)
-        }
+    static func presenceCount(stream: String, clientIdPrefix prefix: String, on connection: SQLiteHandle) throws -> Int {
+        try connection.query(
+            "SELECT COUNT(*) AS n FROM presence WHERE stream = ? AND substr(client_id, 1, ?) = ?",
+            [.text(stream), .integer(prefix.utf8.count), .text(prefix)]
+        ).first?.column("n")?.integer ?? 0
     }
+
+    static func presence(stream: String, on connection: SQLiteHandle) throws -> [PresenceEntry] {
+        try connection.query(
+            "SELECT \(presenceColumns) FROM presence WHERE stream = ? ORDER BY joined_at, client_id", [.text(stream)]
+        ).map(decodePresence)
+    }
+
+    static func putPresence(_ entry: PresenceEntry, on connection: SQLiteHandle) throws -> Bool {
+        let existing = try connection.query(
+            "SELECT client_id FROM presence WHERE stream = ? AND client_id = ?", [.text(entry.stream), .text(entry.clientId)])
+        try connection.query(
+            "INSERT OR REPLACE INTO presence (\(presenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [.text(entry.stream), .text(entry.clientId), .text(entry.userId), .text(try entry.data.jsonString()),
+             .date(entry.joinedAt), .date(entry.expiresAt), .text(entry.node)])
+        return existing.isEmpty
+    }
+
+    static func removePresence(stream: String, clientId: String, on connection: SQLiteHandle) throws -> PresenceEntry? {
+        guard let entry = try presenceEntry(stream: stream, clientId: clientId, on: connection) else { return nil }
+        try connection.query("DELETE FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
+        return entry
+    }
+
+    // MARK: Committed presence
 
     /// One client's presence on a stream.
     public func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
-        let rows = try await read { try $0.query(
-            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)]) }
-        return try rows.first.map(Self.decodePresence)
+        try await read { try Self.presenceEntry(stream: stream, clientId: clientId, on: $0) }
     }
 
     /// How many entries of a stream have a client id starting with `prefix`.
     public func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
-        let rows = try await read { try $0.query(
-            "SELECT COUNT(*) AS n FROM presence WHERE stream = ? AND substr(client_id, 1, ?) = ?",
-            [.text(stream), .integer(prefix.utf8.count), .text(prefix)]) }
-        return rows.first?.column("n")?.integer ?? 0
+        try await read { try Self.presenceCount(stream: stream, clientIdPrefix: prefix, on: $0) }
     }
 
     /// Everyone present on a stream.
     public func presence(stream: String) async throws -> [PresenceEntry] {
-        let rows = try await read { try $0.query(
-            "SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? ORDER BY joined_at, client_id", [.text(stream)]) }
-        return try rows.map(Self.decodePresence)
+        try await read { try Self.presence(stream: stream, on: $0) }
     }
 
     /// Extends every entry of `node`.

@@ -23,58 +23,30 @@ extension SQLiteStorage {
         VALUES (?, ?, ?, ?, ?, ?, ?)
         """
 
-    /// Stores a new user. - Throws: `alreadyExists` when the id is taken.
-    public func insertUser(_ user: User) async throws {
-        try await write {
-            let existing = try self.writer.query("SELECT id FROM users WHERE id = ?", [.text(user.id)])
-            guard existing.isEmpty else { throw GreenroomError(.alreadyExists, "a user with id \(user.id) exists already") }
-            try self.writer.query(Self.insertUserSQL, try Self.userBinds(user))
-        }
-    }
-
-    /// Stores a user unless one with the id exists; returns the stored user either way.
-    public func insertUserIfMissing(_ user: User) async throws -> User {
-        if let existing = try await self.user(id: user.id) { return existing }
-        return try await write {
-            let rows = try self.writer.query("SELECT \(Self.userColumns) FROM users WHERE id = ?", [.text(user.id)])
-            if let row = rows.first { return try Self.decodeUser(row) }
-            try self.writer.query(Self.insertUserSQL, try Self.userBinds(user))
-            return user
-        }
-    }
-
     /// The user with `id`, if any.
     public func user(id: String) async throws -> User? {
-        let rows = try await read { try $0.query("SELECT \(Self.userColumns) FROM users WHERE id = ?", [.text(id)]) }
-        return try rows.first.map(Self.decodeUser)
+        try await read { try Self.user(id: id, on: $0) }
     }
 
-    /// Changes a user atomically.
-    public func updateUser(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User? {
-        try await write {
-            let rows = try self.writer.query("SELECT \(Self.userColumns) FROM users WHERE id = ?", [.text(id)])
-            guard let row = rows.first else { return nil }
-            var user = try Self.decodeUser(row)
-            try change(&user)
-            user.id = id
-            let binds = try Self.userBinds(user)
-            try self.writer.query(
-                """
-                UPDATE users SET nickname = ?, nickname_lower = ?, profile_url = ?, extra_data = ?, updated_at = ?
-                WHERE id = ?
-                """, [binds[1], binds[2], binds[3], binds[4], binds[6], .text(id)])
-            return user
-        }
+    static func user(id: String, on connection: SQLiteHandle) throws -> User? {
+        try connection.query("SELECT \(userColumns) FROM users WHERE id = ?", [.text(id)]).first.map(decodeUser)
     }
 
-    /// Deletes a user; returns whether it existed.
-    public func deleteUser(id: String) async throws -> Bool {
-        try await write {
-            let rows = try self.writer.query("SELECT id FROM users WHERE id = ?", [.text(id)])
-            guard !rows.isEmpty else { return false }
-            try self.writer.query("DELETE FROM users WHERE id = ?", [.text(id)])
-            return true
-        }
+    static func insertUser(_ user: User, on connection: SQLiteHandle) throws -> Bool {
+        !(try connection.query(insertUserSQL + " ON CONFLICT (id) DO NOTHING RETURNING id", try userBinds(user))).isEmpty
+    }
+
+    static func saveUser(_ user: User, on connection: SQLiteHandle) throws {
+        let binds = try userBinds(user)
+        try connection.query(
+            """
+            UPDATE users SET nickname = ?, nickname_lower = ?, profile_url = ?, extra_data = ?, updated_at = ?
+            WHERE id = ?
+            """, [binds[1], binds[2], binds[3], binds[4], binds[6], .text(user.id)])
+    }
+
+    static func deleteUser(id: String, on connection: SQLiteHandle) throws -> Bool {
+        !(try connection.query("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)])).isEmpty
     }
 
     /// Users ordered by id after `afterId`, matching the filters.

@@ -123,6 +123,37 @@ final class SQLiteTransaction: StorageTransaction {
         return rows.count
     }
 
+    func lock(stream: String) async throws {
+        // The writer's lock already serialises every write transaction; loading the stream
+        // keeps what the transaction knows of it the same as an append would.
+        try await batch.lock(stream) { try self.storage.loadOrCreateStream($0, on: self.writer) }
+    }
+
+    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try SQLiteStorage.presenceEntry(stream: stream, clientId: clientId, on: writer)
+    }
+
+    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+        try SQLiteStorage.presenceCount(stream: stream, clientIdPrefix: prefix, on: writer)
+    }
+
+    func presence(stream: String) async throws -> [PresenceEntry] {
+        try SQLiteStorage.presence(stream: stream, on: writer)
+    }
+
+    func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+        try SQLiteStorage.putPresence(entry, on: writer)
+    }
+
+    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try SQLiteStorage.removePresence(stream: stream, clientId: clientId, on: writer)
+    }
+
+    func user(id: String) async throws -> User? { try SQLiteStorage.user(id: id, on: writer) }
+    func insertUser(_ user: User) async throws -> Bool { try SQLiteStorage.insertUser(user, on: writer) }
+    func saveUser(_ user: User) async throws { try SQLiteStorage.saveUser(user, on: writer) }
+    func deleteUser(id: String) async throws -> Bool { try SQLiteStorage.deleteUser(id: id, on: writer) }
+
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             try self.storage.loadOrCreateStream(name, on: self.writer)

@@ -44,7 +44,7 @@ public struct StreamInfo: Sendable, Hashable {
 ///
 /// Appends are linearizable per stream: offsets are gapless and unique, and an append is
 /// durable when its call returns.
-public protocol GreenroomStorage: RecordReading {
+public protocol GreenroomStorage: RecordReading, PresenceReading {
     /// Creates or upgrades the schema to `version` (1…``latestSchemaVersion``), running
     /// only the steps the database has not run; safe when several nodes start at once.
     func migrate(upTo version: Int) async throws
@@ -55,17 +55,8 @@ public protocol GreenroomStorage: RecordReading {
     /// Closes the storage; no call may follow.
     func close() async throws
 
-    /// Stores a new user. - Throws: `alreadyExists` when the id is taken.
-    func insertUser(_ user: User) async throws
-    /// Stores a user unless one with the id exists; returns the stored user either way.
-    func insertUserIfMissing(_ user: User) async throws -> User
     /// The user with `id`, if any.
     func user(id: String) async throws -> User?
-    /// Changes a user atomically: reads it, applies `change`, stores the result.
-    /// - Returns: the stored user, or `nil` when there is no such user.
-    func updateUser(id: String, _ change: @Sendable (inout User) throws -> Void) async throws -> User?
-    /// Deletes a user; returns whether it existed.
-    func deleteUser(id: String) async throws -> Bool
     /// Users ordered by id, after `afterId`, matching the filters, at most `limit`.
     func listUsers(ids: [String]?, nicknamePrefix: String?, afterId: String?, limit: Int) async throws -> [User]
 
@@ -83,16 +74,6 @@ public protocol GreenroomStorage: RecordReading {
     /// Removes events written before `date` from every stream; returns how many.
     func trimEvents(before date: Date) async throws -> Int
 
-    /// Stores a presence entry (replacing the client's earlier one); returns whether it is new.
-    func putPresence(_ entry: PresenceEntry) async throws -> Bool
-    /// Removes a client's presence on a stream; returns the removed entry.
-    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry?
-    /// One client's presence on a stream, if any.
-    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry?
-    /// How many entries of a stream have a client id starting with `prefix`.
-    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int
-    /// Everyone present on a stream, by join time.
-    func presence(stream: String) async throws -> [PresenceEntry]
     /// Extends every entry held by `node` to `until`.
     func renewPresence(node: String, until: Date) async throws
     /// Removes and returns the entries that expired before `date` (each is returned to
@@ -105,4 +86,15 @@ extension GreenroomStorage {
     public func migrate() async throws {
         try await migrate(upTo: latestSchemaVersion)
     }
+}
+
+/// Reading presence entries: the storage itself (committed data) and a write transaction
+/// (its own view) both offer it.
+public protocol PresenceReading: Sendable {
+    /// One client's presence on a stream, if any.
+    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry?
+    /// How many entries of a stream have a client id starting with `prefix`.
+    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int
+    /// Everyone present on a stream, by join time.
+    func presence(stream: String) async throws -> [PresenceEntry]
 }

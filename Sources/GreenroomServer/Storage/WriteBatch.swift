@@ -51,6 +51,13 @@ final class BatchState: Sendable {
         state.withLock { state in state.touched.sorted().compactMap { name in state.streams[name].map { (name, $0) } } }
     }
 
+    /// Loads (and so locks) a stream the transaction has not touched yet.
+    func lock(_ name: String, load: (String) async throws -> StreamInfo) async throws {
+        guard state.withLock({ $0.streams[name] == nil }) else { return }
+        let info = try await load(name)
+        state.withLock { $0.streams[name] = info }
+    }
+
     /// Appends through the backend's primitives: streams are loaded (and locked) in name
     /// order the first time the transaction touches them.
     func append(
@@ -141,5 +148,52 @@ extension GreenroomStorage {
         if case .failure(let error) = outcomes.first { throw error }
         guard let value = result.get else { throw GreenroomServerError.storage("a transaction returned nothing") }
         return value
+    }
+}
+
+extension GreenroomStorage {
+    /// Stores a new user in a transaction of its own. - Throws: `alreadyExists` when the id is taken.
+    public func insertUser(_ user: User) async throws {
+        guard try await transact(retentionCount: .max, { try await $0.insertUser(user) }) else {
+            throw GreenroomError(.alreadyExists, "a user with id \(user.id) exists already")
+        }
+    }
+
+    /// Stores a user unless one with the id exists; returns the stored user either way.
+    public func insertUserIfMissing(_ user: User) async throws -> User {
+        if let existing = try await self.user(id: user.id) { return existing }
+        return try await transact(retentionCount: .max) { transaction in
+            if try await transaction.insertUser(user) { return user }
+            return try await transaction.user(id: user.id) ?? user
+        }
+    }
+
+    /// Changes a user atomically: reads it, applies `change`, stores the result.
+    /// - Returns: the stored user, or `nil` when there is no such user.
+    public func updateUser(id: String, _ change: @escaping @Sendable (inout User) throws -> Void) async throws -> User? {
+        try await transact(retentionCount: .max) { transaction -> User? in
+            guard var user = try await transaction.user(id: id) else { return nil }
+            try change(&user)
+            user.id = id
+            try await transaction.saveUser(user)
+            return user
+        }
+    }
+
+    /// Deletes a user in a transaction of its own; returns whether it existed.
+    public func deleteUser(id: String) async throws -> Bool {
+        try await transact(retentionCount: .max) { try await $0.deleteUser(id: id) }
+    }
+
+    /// Stores a presence entry in a transaction of its own; returns whether it is new.
+    @discardableResult
+    public func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+        try await transact(retentionCount: .max) { try await $0.putPresence(entry) }
+    }
+
+    /// Removes a client's presence on a stream in a transaction of its own.
+    @discardableResult
+    public func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try await transact(retentionCount: .max) { try await $0.removePresence(stream: stream, clientId: clientId) }
     }
 }

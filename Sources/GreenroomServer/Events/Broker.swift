@@ -1,0 +1,32 @@
+import GreenroomProtocol
+import ServiceLifecycle
+
+/// How an event this node stored reaches the subscribers of every node: each node's
+/// ``EventHub`` delivers to its own connections, and the broker carries events to the hubs.
+///
+/// The storage decides which one a node runs (``StorageBackend``): embedded SQLite has one
+/// node, so ``LocalBroker`` hands events straight to the hub; PostgreSQL shares the log
+/// between nodes, so ``PostgresEventRelay`` carries them with LISTEN/NOTIFY and reads the
+/// log for anything a notification missed.
+protocol Broker: Sendable {
+    /// Hands an event this node stored (in offset order per stream) to subscribers on
+    /// every node.
+    func publish(_ event: StreamEvent)
+    /// The broker's background work (a listener), run with the server's services; `nil`
+    /// when it needs none.
+    var service: (any Service)? { get }
+}
+
+/// The broker of a single node: events go to this node's hub as they are stored.
+struct LocalBroker: Broker {
+    let hub: EventHub
+    let metrics: ServerMetrics
+
+    func publish(_ event: StreamEvent) { hub.publish(event, metrics: metrics) }
+    var service: (any Service)? { nil }
+}
+
+extension PostgresEventRelay: Broker {
+    func publish(_ event: StreamEvent) { offer(event) }
+    var service: (any Service)? { self }
+}

@@ -1,0 +1,53 @@
+import GreenroomProtocol
+
+/// Who a service acts for: the caller's identity, its connection's id across nodes, and
+/// what the core may do to that connection on the service's behalf. Services get this
+/// value, never the socket.
+struct Caller: Sendable {
+    /// The caller's user and grants.
+    let identity: Identity
+    /// The connection's id across nodes (`<node>-<n>`), as roster entries and replies name it.
+    let clientId: String
+    /// What a service may ask of the caller's connection.
+    let session: any CallerSession
+
+    var userId: String { identity.userId }
+}
+
+/// What a service may ask of a caller's connection; the core carries it out.
+protocol CallerSession: Sendable {
+    /// Notes that the connection holds the roster entry `key` on `stream`: when it closes,
+    /// the entry is handed to the capability that owns the stream.
+    func holdRoster(stream: String, key: String)
+    /// Forgets a roster entry the connection held.
+    func releaseRoster(stream: String, key: String)
+    /// The roster entries the connection holds.
+    var rosterEntries: [(stream: String, key: String)] { get }
+    /// Ends the connection's subscription to a stream it may no longer read.
+    func endSubscription(_ stream: String)
+}
+
+/// A caller with no connection behind it (a REST call, a background job, a unit test):
+/// it holds nothing, and has no subscription to end.
+struct DetachedSession: CallerSession {
+    func holdRoster(stream: String, key: String) {}
+    func releaseRoster(stream: String, key: String) {}
+    var rosterEntries: [(stream: String, key: String)] { [] }
+    func endSubscription(_ stream: String) {}
+}
+
+/// The session of a WebSocket client: roster notes on its connection, subscriptions ended
+/// in the hub and on the connection.
+struct ConnectionSession: CallerSession {
+    let connection: ClientConnection
+    let hub: EventHub
+
+    func holdRoster(stream: String, key: String) { connection.addRoster(stream: stream, key: key) }
+    func releaseRoster(stream: String, key: String) { connection.removeRoster(stream: stream, key: key) }
+    var rosterEntries: [(stream: String, key: String)] { connection.rosterEntries }
+
+    func endSubscription(_ stream: String) {
+        hub.remove(connection, from: stream)
+        _ = connection.endSubscription(stream)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import Logging
+
+/// The storage a node runs on and the broker that carries its events to every node, chosen
+/// by configuration: embedded SQLite in the data directory with a ``LocalBroker``, or the
+/// PostgreSQL database of `databaseURL` with LISTEN/NOTIFY (``PostgresEventRelay``).
+struct StorageBackend: Sendable {
+    /// Where everything is stored.
+    let storage: any GreenroomStorage
+    /// Makes the broker for this storage, given the node's hub.
+    let makeBroker: @Sendable (_ hub: EventHub, _ metrics: ServerMetrics, _ logger: Logger) -> any Broker
+
+    /// Opens the storage `configuration` names (not yet migrated).
+    static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> StorageBackend {
+        if let url = configuration.databaseURL {
+            let postgres = try await PostgresStorage.open(url: url, logger: logger)
+            return StorageBackend(storage: postgres) { hub, metrics, logger in
+                PostgresEventRelay(storage: postgres, hub: hub, metrics: metrics, logger: logger)
+            }
+        }
+        let path = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        return StorageBackend(storage: try await SQLiteStorage.open(path: path, logger: logger)) { hub, metrics, _ in
+            LocalBroker(hub: hub, metrics: metrics)
+        }
+    }
+}
