@@ -18,7 +18,7 @@ public final class CurrentUserController: Sendable {
 
     /// The connected user as the server has it.
     public func currentUser() async throws -> User {
-        try await client.send(Operation.userMe, args: EmptyResult())
+        try await client.send(UserOperation.me, args: EmptyResult())
     }
 
     /// Sets the name, picture and extra data keys given (`nil` leaves a field as it is;
@@ -26,7 +26,7 @@ public final class CurrentUserController: Sendable {
     @discardableResult
     public func updateUserData(name: String? = nil, imageURL: URL? = nil, userExtraData: [String: RawJSON]? = nil, unsetProperties: [String] = []) async throws -> User {
         let set = UserPartialSet(nickname: name, profileURL: imageURL?.absoluteString, extraData: userExtraData)
-        return try await client.send(Operation.userPartialUpdate, args: UserPartialUpdateArgs(set: set, unset: unsetProperties.isEmpty ? nil : unsetProperties))
+        return try await client.send(UserOperation.partialUpdate, args: UserPartialUpdateArgs(set: set, unset: unsetProperties.isEmpty ? nil : unsetProperties))
     }
 
     /// The completion-handler form of ``updateUserData(name:imageURL:userExtraData:unsetProperties:)``;
@@ -51,12 +51,12 @@ extension GreenroomClient {
 
     /// Reads one user.
     public func user(id: String) async throws -> User {
-        try await send(Operation.userGet, args: UserGetArgs(id: id))
+        try await send(UserOperation.get, args: UserGetArgs(id: id))
     }
 
     /// Lists users in cursor pages.
     public func users(_ query: UserListArgs = UserListArgs()) async throws -> Page<User> {
-        try await send(Operation.userList, args: query)
+        try await send(UserOperation.list, args: query)
     }
 }
 

@@ -1,23 +1,25 @@
 import Foundation
 
 extension GreenroomClient {
-    /// Sends a command and decodes its result.
+    /// Sends a command and decodes its result: `op` (one of the protocol's declared
+    /// operations, such as ``ChatOperation/sendMessage``) fixes the types of both.
     ///
     /// Waits for the connection when the client is (re)connecting, up to the command
     /// timeout. A refused command throws the server's ``GreenroomError``; a connection lost
     /// before the reply throws `connectionLost` (the outcome is unknown: resend with an
     /// idempotency key where the operation takes one).
-    public func send<Result: Decodable>(_ op: String, args: some Encodable & Sendable, as type: Result.Type = Result.self) async throws -> Result {
+    public func send<Args, Result>(_ op: WireOperation<Args, Result>, args: Args) async throws -> Result {
         try await waitUntilReady()
-        let raw = try await sendNow(op, args: try RawJSON(encoding: args))
+        let raw = try await sendNow(op.name, args: try RawJSON(encoding: args))
         do {
             return try raw.decode(as: Result.self)
         } catch {
-            throw GreenroomError(.internalError, "the reply to \(op) does not decode as \(Result.self): \(error)")
+            throw GreenroomError(.internalError, "the reply to \(op.name) does not decode as \(Result.self): \(error)")
         }
     }
 
-    /// Sends a command with raw arguments and returns its raw result.
+    /// Sends a command by name with raw arguments and returns its raw result (for tools
+    /// that take an operation's name at run time, such as `greenroom call`).
     public func sendRaw(_ op: String, args: RawJSON? = nil) async throws -> RawJSON {
         try await waitUntilReady()
         return try await sendNow(op, args: args)
@@ -83,8 +85,8 @@ extension GreenroomClient {
     /// Sends `stream.subscribe`; the reply sets the subscription's position in the read
     /// loop, before any event that follows it is handled.
     func sendSubscribe(_ subscription: StreamSubscription, since: StreamPosition?) async throws -> SubscribeResult {
-        let args = try RawJSON(encoding: SubscribeArgs(stream: subscription.stream, since: since))
-        let raw = try await sendNow(Operation.subscribe, args: args) { raw in
+        let op = StreamOperation.subscribe
+        let raw = try await sendNow(op.name, args: try RawJSON(encoding: SubscribeArgs(stream: subscription.stream, since: since))) { raw in
             if let result = try? raw.decode(as: SubscribeResult.self) { subscription.applySubscribeResult(result) }
         }
         return try raw.decode(as: SubscribeResult.self)
@@ -111,6 +113,6 @@ extension GreenroomClient {
         }
         subscription.finish()
         guard removed, connectionState.isConnected else { return }
-        let _: EmptyResult = try await send(Operation.unsubscribe, args: UnsubscribeArgs(stream: subscription.stream))
+        let _: EmptyResult = try await send(StreamOperation.unsubscribe, args: UnsubscribeArgs(stream: subscription.stream))
     }
 }

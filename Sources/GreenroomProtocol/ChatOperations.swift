@@ -4,52 +4,52 @@ import Foundation
 /// with its arguments and result in `docs/PROTOCOL.md`.
 public enum ChatOperation {
     /// ``ChannelCreateArgs`` → ``ChatChannel``.
-    public static let create = "channel.create"
+    public static let create = WireOperation<ChannelCreateArgs, ChatChannel>("channel.create")
     /// ``ChannelRef`` → ``ChatChannel``: members and invitees may read a channel.
-    public static let get = "channel.get"
+    public static let get = WireOperation<ChannelRef, ChatChannel>("channel.get")
     /// ``ChannelListArgs`` → ``Page`` of ``ChatChannel``: the caller's channels, newest activity first.
-    public static let list = "channel.list"
+    public static let list = WireOperation<ChannelListArgs, Page<ChatChannel>>("channel.list")
     /// ``ChannelUpdateArgs`` → ``ChatChannel``: operators only; replaces name, picture, visibility and extra data.
-    public static let update = "channel.update"
+    public static let update = WireOperation<ChannelUpdateArgs, ChatChannel>("channel.update")
     /// ``ChannelPartialUpdateArgs`` → ``ChatChannel``: operators only; sets and unsets fields.
-    public static let partialUpdate = "channel.partialUpdate"
+    public static let partialUpdate = WireOperation<ChannelPartialUpdateArgs, ChatChannel>("channel.partialUpdate")
     /// ``ChannelRef`` → ``EmptyResult``: operators only.
-    public static let delete = "channel.delete"
+    public static let delete = WireOperation<ChannelRef, EmptyResult>("channel.delete")
     /// ``ChannelRef`` → ``ChatChannelMember``: public channels, or with a pending invitation.
-    public static let join = "channel.join"
+    public static let join = WireOperation<ChannelRef, ChatChannelMember>("channel.join")
     /// ``ChannelRef`` → ``EmptyResult``.
-    public static let leave = "channel.leave"
+    public static let leave = WireOperation<ChannelRef, EmptyResult>("channel.leave")
     /// ``ChannelUsersArgs`` → ``[ChatChannelMember]``: members only; invitees join at once
     /// unless they turned automatic acceptance off.
-    public static let invite = "channel.invite"
+    public static let invite = WireOperation<ChannelUsersArgs, [ChatChannelMember]>("channel.invite")
     /// ``ChannelRef`` → ``ChatChannelMember``: accepts the caller's pending invitation.
-    public static let acceptInvitation = "channel.acceptInvitation"
+    public static let acceptInvitation = WireOperation<ChannelRef, ChatChannelMember>("channel.acceptInvitation")
     /// ``ChannelRef`` → ``EmptyResult``: declines the caller's pending invitation.
-    public static let declineInvitation = "channel.declineInvitation"
+    public static let declineInvitation = WireOperation<ChannelRef, EmptyResult>("channel.declineInvitation")
     /// ``ChannelUsersArgs`` → ``EmptyResult``: operators only; the users must be members.
-    public static let addOperators = "channel.addOperators"
+    public static let addOperators = WireOperation<ChannelUsersArgs, EmptyResult>("channel.addOperators")
     /// ``ChannelUsersArgs`` → ``EmptyResult``: operators only.
-    public static let removeOperators = "channel.removeOperators"
+    public static let removeOperators = WireOperation<ChannelUsersArgs, EmptyResult>("channel.removeOperators")
     /// ``MemberListArgs`` → ``Page`` of ``ChatChannelMember``: members only.
-    public static let members = "channel.members"
+    public static let members = WireOperation<MemberListArgs, Page<ChatChannelMember>>("channel.members")
     /// ``InvitationPreference`` → ``InvitationPreference``: the caller's own preference.
-    public static let setInvitationPreference = "user.setInvitationPreference"
+    public static let setInvitationPreference = WireOperation<InvitationPreference, InvitationPreference>("user.setInvitationPreference")
     /// No arguments → ``InvitationPreference``.
-    public static let invitationPreference = "user.invitationPreference"
+    public static let invitationPreference = WireOperation<EmptyResult, InvitationPreference>("user.invitationPreference")
     /// ``MessageSendArgs`` → ``ChatMessage``: members only; stored before the reply.
-    public static let sendMessage = "message.send"
+    public static let sendMessage = WireOperation<MessageSendArgs, ChatMessage>("message.send")
     /// ``MessageUpdateArgs`` → ``ChatMessage``: the sender only; replaces text and extra data.
-    public static let updateMessage = "message.update"
+    public static let updateMessage = WireOperation<MessageUpdateArgs, ChatMessage>("message.update")
     /// ``MessagePartialUpdateArgs`` → ``ChatMessage``: the sender only.
-    public static let partialUpdateMessage = "message.partialUpdate"
+    public static let partialUpdateMessage = WireOperation<MessagePartialUpdateArgs, ChatMessage>("message.partialUpdate")
     /// ``MessageRef`` → ``ChatMessage``: the sender or an operator.
-    public static let deleteMessage = "message.delete"
+    public static let deleteMessage = WireOperation<MessageRef, ChatMessage>("message.delete")
     /// ``MessageListArgs`` → ``Page`` of ``ChatMessage``: members only; oldest first.
-    public static let listMessages = "message.list"
+    public static let listMessages = WireOperation<MessageListArgs, Page<ChatMessage>>("message.list")
     /// ``ReactionArgs`` → ``ChatMessage``: members only; one reaction per user and type.
-    public static let addReaction = "reaction.add"
+    public static let addReaction = WireOperation<ReactionArgs, ChatMessage>("reaction.add")
     /// ``ReactionArgs`` → ``ChatMessage``: removes the caller's reaction of that type.
-    public static let removeReaction = "reaction.remove"
+    public static let removeReaction = WireOperation<ReactionArgs, ChatMessage>("reaction.remove")
 }
 
 /// The arguments of `channel.create`.

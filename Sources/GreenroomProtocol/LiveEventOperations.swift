@@ -4,37 +4,37 @@ import Foundation
 /// `docs/PROTOCOL.md`.
 public enum LiveEventOperation {
     /// ``LiveEventCreateArgs`` → ``LiveEventData``.
-    public static let create = "live.create"
+    public static let create = WireOperation<LiveEventCreateArgs, LiveEventData>("live.create")
     /// ``LiveEventRef`` → ``LiveEventData``.
-    public static let get = "live.get"
+    public static let get = WireOperation<LiveEventRef, LiveEventData>("live.get")
     /// ``LiveEventListArgs`` → ``Page`` of ``LiveEventData``, newest first.
-    public static let list = "live.list"
+    public static let list = WireOperation<LiveEventListArgs, Page<LiveEventData>>("live.list")
     /// ``LiveEventInfoArgs`` → ``LiveEventData``: hosts only.
-    public static let updateInfo = "live.updateInfo"
+    public static let updateInfo = WireOperation<LiveEventInfoArgs, LiveEventData>("live.updateInfo")
     /// ``LiveEventRef`` → ``LiveEventData``: hosts only, `created → ready`.
-    public static let setReady = "live.setReady"
+    public static let setReady = WireOperation<LiveEventRef, LiveEventData>("live.setReady")
     /// ``LiveEventRef`` → ``LiveEventData``: hosts only, `ready → ongoing`.
-    public static let start = "live.start"
+    public static let start = WireOperation<LiveEventRef, LiveEventData>("live.start")
     /// ``LiveEventRef`` → ``LiveEventData``: hosts only, `ready` or `ongoing → ended`.
-    public static let end = "live.end"
+    public static let end = WireOperation<LiveEventRef, LiveEventData>("live.end")
     /// ``LiveEventRef`` → ``LiveEventEntry``: participants, in `ready` or `ongoing`.
-    public static let enter = "live.enter"
+    public static let enter = WireOperation<LiveEventRef, LiveEventEntry>("live.enter")
     /// ``LiveEventRef`` → ``EmptyResult``.
-    public static let exit = "live.exit"
+    public static let exit = WireOperation<LiveEventRef, EmptyResult>("live.exit")
     /// ``LiveEventHostArgs`` → ``LiveEventEntry``: users in `userIdsForHost`, at most 6 at once.
-    public static let enterAsHost = "live.enterAsHost"
+    public static let enterAsHost = WireOperation<LiveEventHostArgs, LiveEventEntry>("live.enterAsHost")
     /// ``LiveEventRef`` → ``EmptyResult``.
-    public static let exitAsHost = "live.exitAsHost"
+    public static let exitAsHost = WireOperation<LiveEventRef, EmptyResult>("live.exitAsHost")
     /// ``LiveEventMediaArgs`` → ``LiveEventHost``: an entered host's microphone and camera.
-    public static let setHostMedia = "live.setHostMedia"
+    public static let setHostMedia = WireOperation<LiveEventMediaArgs, LiveEventHost>("live.setHostMedia")
     /// ``LiveEventCustomItemsArgs`` → ``CustomItemsResult``: hosts, while `ongoing`; an upsert.
-    public static let updateCustomItems = "live.updateCustomItems"
+    public static let updateCustomItems = WireOperation<LiveEventCustomItemsArgs, CustomItemsResult>("live.updateCustomItems")
     /// ``LiveEventCustomItemKeysArgs`` → ``CustomItemsResult``: hosts, while `ongoing`.
-    public static let deleteCustomItems = "live.deleteCustomItems"
+    public static let deleteCustomItems = WireOperation<LiveEventCustomItemKeysArgs, CustomItemsResult>("live.deleteCustomItems")
     /// ``LiveEventRef`` → ``CustomItemsResult``: hosts, while `ongoing`.
-    public static let deleteAllCustomItems = "live.deleteAllCustomItems"
+    public static let deleteAllCustomItems = WireOperation<LiveEventRef, CustomItemsResult>("live.deleteAllCustomItems")
     /// ``LiveEventReactionArgs`` → ``EmptyResult``: anyone entered, for the event's reaction keys.
-    public static let increaseReactionCount = "live.increaseReactionCount"
+    public static let increaseReactionCount = WireOperation<LiveEventReactionArgs, EmptyResult>("live.increaseReactionCount")
 }
 
 /// The arguments of `live.create`.

@@ -3,27 +3,27 @@ import Foundation
 /// The meeting operations. Each is documented with its arguments and result in `docs/PROTOCOL.md`.
 public enum MeetingOperation {
     /// ``MeetingJoinArgs`` → ``MeetingJoinResult``.
-    public static let join = "meeting.join"
+    public static let join = WireOperation<MeetingJoinArgs, MeetingJoinResult>("meeting.join")
     /// ``MeetingRef`` → ``EmptyResult``.
-    public static let leave = "meeting.leave"
+    public static let leave = WireOperation<MeetingRef, EmptyResult>("meeting.leave")
     /// ``MeetingRef`` → ``EmptyResult``: moderators only.
-    public static let end = "meeting.end"
+    public static let end = WireOperation<MeetingRef, EmptyResult>("meeting.end")
     /// ``MeetingRef`` → ``MeetingData``: participants and moderators.
-    public static let get = "meeting.get"
+    public static let get = WireOperation<MeetingRef, MeetingData>("meeting.get")
     /// ``MeetingModeArgs`` → ``MeetingParticipant``: the caller's own mode.
-    public static let changeMode = "meeting.changeMode"
+    public static let changeMode = WireOperation<MeetingModeArgs, MeetingParticipant>("meeting.changeMode")
     /// ``MeetingMediaArgs`` → ``MeetingParticipant``: the caller's microphone and camera.
-    public static let setMedia = "meeting.setMedia"
+    public static let setMedia = WireOperation<MeetingMediaArgs, MeetingParticipant>("meeting.setMedia")
     /// ``MeetingPinArgs`` → ``PinState``.
-    public static let pin = "meeting.pin"
+    public static let pin = WireOperation<MeetingPinArgs, PinState>("meeting.pin")
     /// ``MeetingPinArgs`` → ``PinState``.
-    public static let unpin = "meeting.unpin"
+    public static let unpin = WireOperation<MeetingPinArgs, PinState>("meeting.unpin")
     /// ``MeetingEntryArgs`` → ``EmptyResult``: moderators only.
-    public static let respondEntry = "meeting.respondEntry"
+    public static let respondEntry = WireOperation<MeetingEntryArgs, EmptyResult>("meeting.respondEntry")
     /// ``PubSubPublishArgs`` → ``PubSubMessage``.
-    public static let publish = "pubsub.publish"
+    public static let publish = WireOperation<PubSubPublishArgs, PubSubMessage>("pubsub.publish")
     /// ``PubSubTopicArgs`` → `[PubSubMessage]`: the topic's persisted messages the caller may see.
-    public static let messages = "pubsub.messages"
+    public static let messages = WireOperation<PubSubTopicArgs, [PubSubMessage]>("pubsub.messages")
 }
 
 /// Names a meeting.

@@ -1,21 +1,27 @@
-/// The names of the operations a client may send over the WebSocket.
+/// The stream operations a client may send over the WebSocket (presence ones are in
+/// `Presence.swift`).
 ///
 /// Each is documented with its arguments and result in `docs/PROTOCOL.md`.
-public enum Operation {
+public enum StreamOperation {
     /// Subscribe to a stream, optionally resuming from a position: ``SubscribeArgs`` → ``SubscribeResult``.
-    public static let subscribe = "stream.subscribe"
+    public static let subscribe = WireOperation<SubscribeArgs, SubscribeResult>("stream.subscribe")
     /// Stop receiving a stream: ``UnsubscribeArgs`` → ``EmptyResult``.
-    public static let unsubscribe = "stream.unsubscribe"
+    public static let unsubscribe = WireOperation<UnsubscribeArgs, EmptyResult>("stream.unsubscribe")
+}
+
+/// The user operations a client may send over the WebSocket (the chat preferences are in
+/// ``ChatOperation``).
+public enum UserOperation {
     /// Read one user: ``UserGetArgs`` → ``User``.
-    public static let userGet = "user.get"
+    public static let get = WireOperation<UserGetArgs, User>("user.get")
     /// List users in cursor pages: ``UserListArgs`` → ``Page`` of ``User``.
-    public static let userList = "user.list"
+    public static let list = WireOperation<UserListArgs, Page<User>>("user.list")
     /// Read the connected user: no arguments → ``User``.
-    public static let userMe = "user.me"
+    public static let me = WireOperation<EmptyResult, User>("user.me")
     /// Replace the connected user's nickname, profile URL and extra data: ``UserUpdateArgs`` → ``User``.
-    public static let userUpdate = "user.update"
+    public static let update = WireOperation<UserUpdateArgs, User>("user.update")
     /// Set and unset fields of the connected user: ``UserPartialUpdateArgs`` → ``User``.
-    public static let userPartialUpdate = "user.partialUpdate"
+    public static let partialUpdate = WireOperation<UserPartialUpdateArgs, User>("user.partialUpdate")
 }
 
 /// Arguments of `stream.subscribe`.

@@ -56,11 +56,11 @@ public struct PresenceStreamArgs: Codable, Sendable, Hashable {
     public init(stream: String) { self.stream = stream }
 }
 
-extension Operation {
+extension StreamOperation {
     /// Be present on a stream: ``PresenceJoinArgs`` → ``PresenceEntry``; others get `presence.joined`.
-    public static let presenceJoin = "presence.join"
+    public static let presenceJoin = WireOperation<PresenceJoinArgs, PresenceEntry>("presence.join")
     /// Stop being present: ``PresenceStreamArgs`` → ``EmptyResult``; others get `presence.left`.
-    public static let presenceLeave = "presence.leave"
+    public static let presenceLeave = WireOperation<PresenceStreamArgs, EmptyResult>("presence.leave")
     /// Who is present: ``PresenceStreamArgs`` → `[PresenceEntry]`.
-    public static let presenceList = "presence.list"
+    public static let presenceList = WireOperation<PresenceStreamArgs, [PresenceEntry]>("presence.list")
 }

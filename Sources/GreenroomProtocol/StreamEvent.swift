@@ -102,10 +102,10 @@ public struct StreamKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// A stage meeting's stream (`meeting:<meetingId>`).
     public static let meeting = StreamKind(rawValue: "meeting")
 
-    /// The kind of `stream`, or `nil` when its name has no colon.
-    public init?(of stream: String) {
-        guard let colon = stream.firstIndex(of: ":") else { return nil }
-        self.rawValue = String(stream[..<colon])
+    /// The kind of `stream`: the part of its name before the first colon, or the whole name
+    /// when it has none (the video feed's `videos`).
+    public init(of stream: String) {
+        self.rawValue = stream.firstIndex(of: ":").map { String(stream[..<$0]) } ?? stream
     }
 
     /// The stream of this kind for `id`, e.g. `channel:general`.

@@ -145,29 +145,29 @@ struct RecoveryTests {
             let watcher = try await server.client("watcher", grants: ["app:room"])
             let events = try await watcher.subscribe(to: "app:room")
             let guest = try await server.client("guest", grants: ["app:room"])
-            let entry: PresenceEntry = try await guest.send(Operation.presenceJoin, args: PresenceJoinArgs(stream: "app:room", data: ["status": "here"]))
-            let _: PresenceEntry = try await guest.send(Operation.presenceJoin, args: PresenceJoinArgs(stream: "app:room", data: ["status": "busy"]))
-            let listed: [PresenceEntry] = try await watcher.send(Operation.presenceList, args: PresenceStreamArgs(stream: "app:room"))
+            let entry: PresenceEntry = try await guest.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:room", data: ["status": "here"]))
+            let _: PresenceEntry = try await guest.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:room", data: ["status": "busy"]))
+            let listed: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "app:room"))
             #expect(listed.map(\.clientId) == [entry.clientId])
             #expect(listed.first?.data == ["status": "busy"])
-            let _: EmptyResult = try await guest.send(Operation.presenceLeave, args: PresenceStreamArgs(stream: "app:room"))
+            let _: EmptyResult = try await guest.send(StreamOperation.presenceLeave, args: PresenceStreamArgs(stream: "app:room"))
             do {
-                let _: EmptyResult = try await guest.send(Operation.presenceLeave, args: PresenceStreamArgs(stream: "app:room"))
+                let _: EmptyResult = try await guest.send(StreamOperation.presenceLeave, args: PresenceStreamArgs(stream: "app:room"))
                 Issue.record("left twice")
             } catch let error as GreenroomError {
                 #expect(error.is(.notFound))
             }
-            let _: PresenceEntry = try await guest.send(Operation.presenceJoin, args: PresenceJoinArgs(stream: "app:room"))
+            let _: PresenceEntry = try await guest.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:room"))
             await guest.disconnect()
             let (seen, _) = try await collect(events, count: 5)
             #expect(seen.map(\.type) == ["presence.joined", "presence.updated", "presence.left", "presence.joined", "presence.left"])
             #expect(seen.map { $0.data["reason"]?.stringValue } == [nil, nil, "left", nil, "disconnected"])
-            let empty: [PresenceEntry] = try await watcher.send(Operation.presenceList, args: PresenceStreamArgs(stream: "app:room"))
+            let empty: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "app:room"))
             #expect(empty.isEmpty)
 
             let outsider = try await server.client("outsider")
             do {
-                let _: PresenceEntry = try await outsider.send(Operation.presenceJoin, args: PresenceJoinArgs(stream: "app:room"))
+                let _: PresenceEntry = try await outsider.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:room"))
                 Issue.record("joined without a grant")
             } catch let error as GreenroomError {
                 #expect(error.is(.permissionDenied))

@@ -133,7 +133,7 @@ struct UserTests {
             #expect(unset.nickname == "Alice A.")
 
             do {
-                let _: User = try await bob.send(Operation.userUpdate, args: UserUpdateArgs(id: "alice", nickname: "Mallory"))
+                let _: User = try await bob.send(UserOperation.update, args: UserUpdateArgs(id: "alice", nickname: "Mallory"))
                 Issue.record("bob updated alice")
             } catch let error as GreenroomError {
                 #expect(error.is(.permissionDenied))

@@ -26,12 +26,14 @@ struct CommandRouter: Sendable {
     /// does its checks inside its one write, so nothing it reads can change under it.
     private(set) var pipelined: Set<String> = []
 
-    /// Registers an operation with typed arguments and result.
-    mutating func on<Args: Decodable & Sendable, Result: Encodable & Sendable>(
-        _ op: String, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
+    /// Registers the handler of an operation: `body` takes the operation's arguments and
+    /// returns its result, as its declaration in `GreenroomProtocol` fixes them.
+    mutating func on<Args, Result>(
+        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
     ) {
-        handlers[op] = { context, raw in
-            let args: Args = try Self.decodeArgs(raw, op: op)
+        let name = op.name
+        handlers[name] = { context, raw in
+            let args: Args = try Self.decodeArgs(raw, op: name)
             let result = try await body(context, args)
             return try Self.encode(ReplyFrame(re: context.commandId, result: result))
         }
@@ -40,16 +42,21 @@ struct CommandRouter: Sendable {
     /// Registers an operation as ``on(_:_:)`` does, and lets it overlap the commands after
     /// it once its write is queued. Only for operations whose every read and check happens
     /// inside their single write transaction.
-    mutating func onPipelined<Args: Decodable & Sendable, Result: Encodable & Sendable>(
-        _ op: String, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
+    mutating func onPipelined<Args, Result>(
+        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
     ) {
         on(op, body)
-        pipelined.insert(op)
+        pipelined.insert(op.name)
     }
 
-    /// Registers an operation that queues its own reply (to order it before other frames).
-    mutating func onRaw(_ op: String, _ handler: @escaping Handler) {
-        handlers[op] = handler
+    /// Registers an operation that queues its own reply (to order it before other frames);
+    /// `body` gets the decoded arguments.
+    mutating func onRaw<Args, Result>(_ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Void) {
+        let name = op.name
+        handlers[name] = { context, raw in
+            try await body(context, try Self.decodeArgs(raw, op: name))
+            return nil
+        }
     }
 
     static func decodeArgs<Args: Decodable>(_ raw: RawJSON?, op: String) throws -> Args {

@@ -4,17 +4,17 @@ import GreenroomProtocol
 extension CommandRouter {
     /// `presence.join`, `presence.leave`, `presence.list`: on any stream the caller may read.
     mutating func registerPresenceOperations() {
-        on(Operation.presenceJoin) { (context, args: PresenceJoinArgs) -> PresenceEntry in
+        on(StreamOperation.presenceJoin) { (context, args: PresenceJoinArgs) -> PresenceEntry in
             try await context.core.joinPresence(context.connection, args)
         }
-        on(Operation.presenceLeave) { (context, args: PresenceStreamArgs) -> EmptyResult in
+        on(StreamOperation.presenceLeave) { (context, args: PresenceStreamArgs) -> EmptyResult in
             guard context.connection.removePresence(args.stream) else {
                 throw GreenroomError(.notFound, "not present on \(args.stream)")
             }
             try await context.core.leavePresence(context.connection, stream: args.stream, reason: "left")
             return EmptyResult()
         }
-        on(Operation.presenceList) { (context, args: PresenceStreamArgs) -> [PresenceEntry] in
+        on(StreamOperation.presenceList) { (context, args: PresenceStreamArgs) -> [PresenceEntry] in
             try await context.core.authorizeRead(context.identity, stream: args.stream)
             return try await context.core.storage.presence(stream: args.stream)
         }

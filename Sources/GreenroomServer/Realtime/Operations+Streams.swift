@@ -4,12 +4,10 @@ import NIOCore
 extension CommandRouter {
     /// `stream.subscribe` and `stream.unsubscribe`.
     mutating func registerStreamOperations() {
-        onRaw(Operation.subscribe) { context, raw in
-            let args: SubscribeArgs = try Self.decodeArgs(raw, op: Operation.subscribe)
+        onRaw(StreamOperation.subscribe) { context, args in
             try await context.core.subscribe(context, args)
-            return nil
         }
-        on(Operation.unsubscribe) { (context, args: UnsubscribeArgs) -> EmptyResult in
+        on(StreamOperation.unsubscribe) { (context, args: UnsubscribeArgs) -> EmptyResult in
             context.core.hub.remove(context.connection, from: args.stream)
             guard context.connection.endSubscription(args.stream) else {
                 throw GreenroomError(.notFound, "not subscribed to \(args.stream)")
@@ -81,32 +79,13 @@ extension ServerCore {
         }
     }
 
-    /// Who may read a stream: a user its own private stream; an app stream with a grant; a
-    /// channel's stream its members.
+    /// Who may read a stream: the capability that owns its kind decides.
     func authorizeRead(_ identity: Identity, stream: String) async throws {
-        let (kind, id) = StreamName.split(stream)
-        switch kind {
-        case "user":
-            guard id == identity.userId else {
-                throw GreenroomError(.permissionDenied, "only \(id) may read its private stream")
-            }
-        case "app":
-            guard identity.has(stream) else {
-                throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
-            }
-        case VideoStream.name:
-            guard identity.grants.contains(VideoScope.read) else {
-                throw GreenroomError(.permissionDenied, "following the video feed needs the videos.read scope")
-            }
-        case "meeting":
-            try await meetings.authorizeRead(identity, meetingId: id)
-        case "live":
-            try await liveEvents.authorizeRead(identity.userId, eventId: id)
-        case "channel":
-            _ = try await ChatService.channel(storage, ChannelId(id))
-            try await ChatService.requireJoined(storage, ChannelId(id), identity.userId)
-        default:
-            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are user:ID, app:NAME, channel:ID, live:ID, meeting:ID or videos")
+        let kind = StreamKind(of: stream)
+        guard let owner = owners[kind] else {
+            let kinds = owners.keys.map { $0 == StreamKind(rawValue: VideoStream.name) ? $0.rawValue : "\($0.rawValue):ID" }.sorted()
+            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are \(kinds.joined(separator: ", "))")
         }
+        try await owner.authorizeRead(identity, streamId: kind.id(in: stream) ?? "")
     }
 }

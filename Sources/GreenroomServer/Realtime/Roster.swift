@@ -73,11 +73,7 @@ protocol RosterOwner: Sendable {
 extension ServerCore {
     /// The capability whose roster lives on `stream`, if any.
     func rosterOwner(for stream: String) -> (any RosterOwner)? {
-        switch StreamName.split(stream).kind {
-        case "live": liveEvents
-        case "meeting": meetings
-        default: nil
-        }
+        owners[StreamKind(of: stream)]?.rosterOwner
     }
 
     /// Hands each roster entry a closing connection held to its capability.

@@ -42,7 +42,8 @@ extension ServerCore {
     /// leave, or become a reconnecting host, before it comes back, never the other way round.
     func acceptConnection(authorization: String?, uri: URI) async throws -> Identity {
         let identity = try await authenticate(authorization: authorization, uri: uri)
-        _ = try await users.ensure(id: identity.userId)
+        let now = Date()
+        _ = try await storage.insertUserIfMissing(User(id: identity.userId, nickname: identity.userId, createdAt: now, updatedAt: now))
         let deadline = ContinuousClock.now + .seconds(2)
         while connections.isClosing(user: identity.userId), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))

@@ -81,22 +81,3 @@ struct PresenceService: Service {
         }
     }
 }
-
-/// Announces the live events' changed counts, at most once a second per event.
-struct LiveEventCountService: Service {
-    let core: ServerCore
-    static let period: Duration = .seconds(1)
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.period)
-                do {
-                    try await core.liveEvents.flush()
-                } catch {
-                    core.logger.error("announcing live event counts failed: \(error)")
-                }
-            }
-        }
-    }
-}

@@ -23,12 +23,6 @@ struct UserService: Sendable {
         return user
     }
 
-    /// The user behind a token, created on its first connection (nickname = id).
-    func ensure(id: String) async throws -> User {
-        let now = Date()
-        return try await storage.insertUserIfMissing(User(id: id, nickname: id, createdAt: now, updatedAt: now))
-    }
-
     func get(_ id: String) async throws -> User {
         guard let user = try await storage.user(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
         return user

@@ -2,18 +2,21 @@ import Foundation
 import GreenroomProtocol
 import Hummingbird
 
-extension ServerCore {
+extension VideosCapability {
     /// The video feed's REST routes, authenticated with the session's token (header, or
     /// `?token=` for players that cannot set headers).
-    func addVideoRoutes(_ router: Router<GreenroomRequestContext>) {
+    func addRoutes(_ routes: RestRoutes) {
+        let router = routes.router
+        let auth = routes.auth
+        let service = service
         let videos = router.group("/v1/videos")
         videos.post { request, context in
-            let identity = try await self.authenticate(request)
+            let identity = try await auth.authenticate(request)
             let args = try await request.decode(as: VideoCreateArgs.self, context: context)
-            return try jsonResponse(try await self.videos.create(args, identity: identity), status: .created)
+            return try jsonResponse(try await service.create(args, identity: identity), status: .created)
         }
         videos.get { request, _ in
-            let identity = try await self.authenticate(request)
+            let identity = try await auth.authenticate(request)
             let query = request.uri.queryParameters
             let status = try query["status"].map { text -> VideoStatus in
                 guard let status = VideoStatus(rawValue: String(text)) else { throw GreenroomError(.invalidParameterValue, "unknown status \(text)") }
@@ -23,49 +26,49 @@ extension ServerCore {
                 guard let value = Int(String(text)) else { throw GreenroomError(.invalidParameterValue, "limit must be a number") }
                 return value
             }
-            return try jsonResponse(try await self.videos.list(
+            return try jsonResponse(try await service.list(
                 owner: query["owner"].map(String.init), status: status, tag: query["tag"].map(String.init),
                 oldestFirst: query["sort"] == "oldest", limit: limit, cursor: query["cursor"].map(String.init), identity: identity))
         }
         videos.get("{id}") { request, context in
-            try jsonResponse(try await self.videos.get(try context.parameters.require("id"), identity: try await self.authenticate(request)))
+            try jsonResponse(try await service.get(try context.parameters.require("id"), identity: try await auth.authenticate(request)))
         }
         videos.patch("{id}") { request, context in
-            let identity = try await self.authenticate(request)
+            let identity = try await auth.authenticate(request)
             let args = try await request.decode(as: VideoUpdateArgs.self, context: context)
-            return try jsonResponse(try await self.videos.update(try context.parameters.require("id"), args, identity: identity))
+            return try jsonResponse(try await service.update(try context.parameters.require("id"), args, identity: identity))
         }
         videos.delete("{id}") { request, context in
-            try await self.videos.delete(try context.parameters.require("id"), identity: try await self.authenticate(request))
+            try await service.delete(try context.parameters.require("id"), identity: try await auth.authenticate(request))
             return Response(status: .noContent)
         }
         videos.get("{id}/file") { request, context in
-            try await self.serveFile(request, id: try context.parameters.require("id"), thumbnail: false)
+            try await Self.serveFile(service, auth, request, id: try context.parameters.require("id"), thumbnail: false)
         }
         videos.get("{id}/thumbnail") { request, context in
-            try await self.serveFile(request, id: try context.parameters.require("id"), thumbnail: true)
+            try await Self.serveFile(service, auth, request, id: try context.parameters.require("id"), thumbnail: true)
         }
         let uploads = router.group("/v1/uploads")
         uploads.get("{id}") { request, context in
-            let upload = try await self.videos.upload(try context.parameters.require("id"), identity: try await self.authenticate(request))
-            return try jsonResponse(["offset": self.videos.offset(upload)])
+            let upload = try await service.upload(try context.parameters.require("id"), identity: try await auth.authenticate(request))
+            return try jsonResponse(["offset": service.offset(upload)])
         }
         uploads.patch("{id}") { request, context in
-            let identity = try await self.authenticate(request)
+            let identity = try await auth.authenticate(request)
             guard let header = request.headers[.init("Upload-Offset")!], let offset = Int64(header) else {
                 throw GreenroomError(.invalidParameterValue, "the Upload-Offset header is required")
             }
-            let reached = try await self.videos.append(try context.parameters.require("id"), at: offset, body: request.body, identity: identity)
+            let reached = try await service.append(try context.parameters.require("id"), at: offset, body: request.body, identity: identity)
             return try jsonResponse(["offset": reached])
         }
         uploads.post("{id}/complete") { request, context in
-            try jsonResponse(try await self.videos.complete(try context.parameters.require("id"), identity: try await self.authenticate(request)))
+            try jsonResponse(try await service.complete(try context.parameters.require("id"), identity: try await auth.authenticate(request)))
         }
     }
 
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
-    func serveFile(_ request: Request, id: String, thumbnail: Bool) async throws -> Response {
-        let (url, size) = try await videos.file(id, thumbnail: thumbnail, identity: try await authenticate(request))
+    static func serveFile(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, thumbnail: Bool) async throws -> Response {
+        let (url, size) = try await service.file(id, thumbnail: thumbnail, identity: try await auth.authenticate(request))
         var start: Int64 = 0
         var end = size - 1
         var status: HTTPResponse.Status = .ok

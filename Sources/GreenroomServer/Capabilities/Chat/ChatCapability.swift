@@ -1,0 +1,19 @@
+import GreenroomProtocol
+
+/// Chat channels (seeds 002 and 003): channels, members and invitations, operators,
+/// messages and reactions; a channel's stream (`channel:<id>`) is read by its members.
+struct ChatCapability: Capability {
+    let service: ChatService
+
+    init(_ core: CoreServices) {
+        service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit)
+    }
+
+    var streamKind: StreamKind? { .channel }
+
+    /// A channel's joined members read its stream.
+    func authorizeRead(_ identity: Identity, streamId id: String) async throws {
+        _ = try await ChatService.channel(service.storage, ChannelId(id))
+        _ = try await ChatService.requireJoined(service.storage, ChannelId(id), identity.userId)
+    }
+}

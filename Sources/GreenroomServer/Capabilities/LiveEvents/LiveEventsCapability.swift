@@ -1,0 +1,46 @@
+import Foundation
+import GreenroomProtocol
+import Logging
+import ServiceLifecycle
+
+/// Live events (seed 000): the state machine, hosts and participants in the roster, custom
+/// items and reactions; a live event's stream (`live:<id>`) is read by its hosts, its
+/// creator and whoever is inside.
+struct LiveEventsCapability: Capability {
+    let service: LiveEventService
+    let logger: Logger
+
+    init(_ core: CoreServices) {
+        service = LiveEventService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace)
+        logger = core.logger
+    }
+
+    var streamKind: StreamKind? { .live }
+
+    func authorizeRead(_ identity: Identity, streamId id: String) async throws {
+        try await service.authorizeRead(identity.userId, eventId: id)
+    }
+
+    var rosterOwner: (any RosterOwner)? { service }
+    var services: [any Service] { [LiveEventCountService(liveEvents: service, logger: logger)] }
+}
+
+/// Announces the live events' changed counts, at most once a second per event.
+struct LiveEventCountService: Service {
+    let liveEvents: LiveEventService
+    let logger: Logger
+    static let period: Duration = .seconds(1)
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: Self.period)
+                do {
+                    try await liveEvents.flush()
+                } catch {
+                    logger.error("announcing live event counts failed: \(error)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import GreenroomProtocol
+import Hummingbird
+
+extension UsersCapability {
+    /// `/v1/users`: the app's backend creates, lists, reads, changes and deletes users (API key).
+    func addRoutes(_ routes: RestRoutes) {
+        let group = routes.router.group("/v1/users")
+        let auth = routes.auth
+        let users = service
+        let connections = connections
+        group.post { request, context in
+            try auth.requireAPIKey(request)
+            let args = try await request.decode(as: UserUpdateArgs.self, context: context)
+            return try jsonResponse(try await users.create(args), status: .created)
+        }
+        group.get { request, _ in
+            try auth.requireAPIKey(request)
+            let query = request.uri.queryParameters
+            let ids = query["ids"].map { $0.split(separator: ",").map(String.init) }
+            let limit = try query["limit"].map { text -> Int in
+                guard let value = Int(String(text)) else { throw GreenroomError(.invalidParameterValue, "limit must be a number") }
+                return value
+            }
+            let args = UserListArgs(ids: ids, nicknamePrefix: query["nicknamePrefix"].map(String.init), limit: limit, cursor: query["cursor"].map(String.init))
+            return try jsonResponse(try await users.list(args))
+        }
+        group.get(":id") { request, context in
+            try auth.requireAPIKey(request)
+            return try jsonResponse(try await users.get(try context.parameters.require("id")))
+        }
+        group.put(":id") { request, context in
+            try auth.requireAPIKey(request)
+            let args = try await request.decode(as: UserUpdateArgs.self, context: context)
+            return try jsonResponse(try await users.update(try context.parameters.require("id"), args))
+        }
+        group.patch(":id") { request, context in
+            try auth.requireAPIKey(request)
+            let args = try await request.decode(as: UserPartialUpdateArgs.self, context: context)
+            return try jsonResponse(try await users.partialUpdate(try context.parameters.require("id"), args))
+        }
+        group.delete(":id") { request, context in
+            try auth.requireAPIKey(request)
+            let id = try context.parameters.require("id")
+            try await users.delete(id)
+            connections.close(user: id, code: .forbidden, reason: "the user was deleted")
+            return Response(status: .noContent)
+        }
+    }
+}

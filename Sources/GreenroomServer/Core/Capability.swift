@@ -1,0 +1,72 @@
+import Foundation
+import GreenroomProtocol
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// One product capability (chat, live events, meetings, videos, users, app streams): the
+/// kind of stream it owns and who may read it, its WebSocket operations, its REST routes,
+/// its roster hooks and its background work, declared in one place.
+///
+/// The core knows capabilities only through this protocol and the one list in
+/// ``ServerCore`` that registers them; adding one touches the core nowhere else.
+protocol Capability: Sendable {
+    /// The kind of the streams it owns, if it owns any.
+    var streamKind: StreamKind? { get }
+    /// Throws the refusal when `identity` may not read the stream `id` of ``streamKind``.
+    func authorizeRead(_ identity: Identity, streamId id: String) async throws
+    /// Registers its WebSocket operations.
+    func registerOperations(_ router: inout CommandRouter)
+    /// Adds its REST routes.
+    func addRoutes(_ routes: RestRoutes)
+    /// Told when a roster entry on its streams loses its connection or expires; `nil` when
+    /// it keeps no roster.
+    var rosterOwner: (any RosterOwner)? { get }
+    /// Its background work, run with the server's services and stopped with them.
+    var services: [any Service] { get }
+}
+
+extension Capability {
+    var streamKind: StreamKind? { nil }
+    func authorizeRead(_ identity: Identity, streamId id: String) async throws {
+        throw GreenroomError(.permissionDenied, "streams of this kind cannot be followed")
+    }
+    func registerOperations(_ router: inout CommandRouter) {}
+    func addRoutes(_ routes: RestRoutes) {}
+    var rosterOwner: (any RosterOwner)? { nil }
+    var services: [any Service] { [] }
+}
+
+/// What the core lends every capability: storage and its one transactional path, the
+/// roster, the settings, and the calls that reach connections.
+struct CoreServices: Sendable {
+    let configuration: ServerConfiguration
+    let storage: any GreenroomStorage
+    /// The node's writer: every change goes through its transactions with its events.
+    let events: EventLog
+    let roster: Roster
+    let logger: Logger
+    /// Closes connections on a capability's behalf (a deleted user's, say).
+    let connections: any ConnectionControl
+}
+
+/// What a capability may do to connections beyond its caller's: the core carries it out.
+protocol ConnectionControl: Sendable {
+    /// Closes every connection of `userId` on this node with `code`.
+    func close(user userId: String, code: CloseCode, reason: String)
+}
+
+/// The REST router as a capability sees it, with the two ways a request is authenticated.
+struct RestRoutes {
+    let router: Router<GreenroomRequestContext>
+    let auth: any RestAuthentication
+}
+
+/// How REST requests prove who they are: the app's backend with the server API key, a
+/// user with a client token.
+protocol RestAuthentication: Sendable {
+    /// Checks the server API key (`Authorization: Bearer KEY`).
+    func requireAPIKey(_ request: Request) throws
+    /// The identity of the request's token (`Authorization: Bearer TOKEN` or `?token=`).
+    func authenticate(_ request: Request) async throws -> Identity
+}
