@@ -81,6 +81,7 @@ enum TestEnvironment {
 
 /// The two storage backends every conformance test runs against.
 enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case memory
     case sqlite
     case postgres
 
@@ -90,6 +91,9 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// for two nodes), `cleanup` removes it. `nil` when PostgreSQL is not available.
     func freshDatabase() async throws -> FreshDatabase? {
         switch self {
+        case .memory:
+            let database = MemoryDatabase()
+            return FreshDatabase(location: "memory", open: { MemoryStorage(database: database) }, cleanup: {})
         case .sqlite:
             let path = TestServer.makeDataDirectory() + "/greenroom.sqlite"
             return FreshDatabase(location: path, open: { try await SQLiteStorage.open(path: path) }, cleanup: {})
@@ -104,7 +108,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 struct FreshDatabase: Sendable {
-    /// The SQLite file or the PostgreSQL URL.
+    /// The SQLite file, the PostgreSQL URL, or `memory`.
     let location: String
     let open: @Sendable () async throws -> any GreenroomStorage
     let cleanup: @Sendable () async -> Void

@@ -1,6 +1,5 @@
 import Foundation
 import GreenroomProtocol
-import NIOCore
 
 /// A video as stored, sorted by creation, tagged with its status.
 struct VideoRecord: StoredRecord {
@@ -129,7 +128,7 @@ struct VideoService: Sendable {
     /// Appends a chunk streamed from the request to the file, after checking that the
     /// client's offset is the server's. - Returns: the new offset.
     func append<Body: AsyncSequence>(_ uploadId: String, at clientOffset: Int64, body: Body, identity: Identity) async throws -> Int64
-    where Body.Element == ByteBuffer {
+    where Body.Element: Collection<UInt8> {
         let upload = try await upload(uploadId, identity: identity)
         var offset = offset(upload)
         guard clientOffset == offset else {
@@ -139,11 +138,11 @@ struct VideoService: Sendable {
         defer { try? handle.close() }
         try handle.seekToEnd()
         for try await chunk in body {
-            offset += Int64(chunk.readableBytes)
+            offset += Int64(chunk.count)
             guard offset <= maxBytes else {
                 throw GreenroomError(.payloadTooLarge, "the upload is over the limit of \(maxBytes) bytes")
             }
-            try handle.write(contentsOf: chunk.readableBytesView)
+            try handle.write(contentsOf: Data(chunk))
         }
         return offset
     }

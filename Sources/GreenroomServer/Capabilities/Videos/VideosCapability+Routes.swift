@@ -58,7 +58,7 @@ extension VideosCapability {
             guard let header = request.headers[.init("Upload-Offset")!], let offset = Int64(header) else {
                 throw GreenroomError(.invalidParameterValue, "the Upload-Offset header is required")
             }
-            let reached = try await service.append(try context.parameters.require("id"), at: offset, body: request.body, identity: identity)
+            let reached = try await service.append(try context.parameters.require("id"), at: offset, body: request.body.map(\.readableBytesView), identity: identity)
             return try jsonResponse(["offset": reached])
         }
         uploads.post("{id}/complete") { request, context in

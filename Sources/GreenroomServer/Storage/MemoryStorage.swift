@@ -1,0 +1,163 @@
+import Foundation
+import GreenroomProtocol
+import Synchronization
+
+/// Storage in memory: everything the other backends keep, gone when the process ends.
+///
+/// It passes the same conformance suite as SQLite and PostgreSQL, so that the rules of a
+/// capability can be tested in a unit test without a server or a database file, and an
+/// app can embed a throw-away server. Several ``MemoryStorage`` values on one
+/// ``MemoryDatabase`` behave as nodes sharing a database: write transactions are
+/// serialised, each sees its own changes, and commits are atomic.
+public final class MemoryStorage: GreenroomStorage {
+    /// The database this storage reads and writes.
+    public let database: MemoryDatabase
+
+    /// Opens a storage on `database` (a new, empty one by default).
+    public init(database: MemoryDatabase = MemoryDatabase()) {
+        self.database = database
+    }
+
+    /// The same version numbers as the embedded schema, so that migrating behaves alike;
+    /// there is no schema to change.
+    public var latestSchemaVersion: Int { SQLiteStorage.migrations.count }
+
+    /// Records the version (there is nothing to create).
+    public func migrate(upTo version: Int) async throws {
+        guard (1...latestSchemaVersion).contains(version) else {
+            throw GreenroomServerError.storage("no schema version \(version); the latest is \(latestSchemaVersion)")
+        }
+        database.update { $0.version = max($0.version, version) }
+    }
+
+    /// The version last migrated to (0 when new).
+    public func schemaVersion() async throws -> Int { database.read(\.version) }
+
+    /// Nothing to close: the database lives as long as a storage refers to it.
+    public func close() async throws {}
+
+    // MARK: Users
+
+    /// The user with `id`, if any.
+    public func user(id: String) async throws -> User? { database.read { $0.users[id] } }
+
+    /// Users ordered by id after `afterId`, matching the filters.
+    public func listUsers(ids: [String]?, nicknamePrefix: String?, afterId: String?, limit: Int) async throws -> [User] {
+        database.read { $0.listUsers(ids: ids, nicknamePrefix: nicknamePrefix, afterId: afterId, limit: limit) }
+    }
+
+    // MARK: Events
+
+    /// The state of a stream's log, creating the stream when it is new.
+    public func streamInfo(_ stream: String) async throws -> StreamInfo {
+        if let info = database.read({ $0.streams[stream] }) { return info }
+        return try await database.writing { state in state.loadOrCreateStream(stream) }
+    }
+
+    /// Events after `offset`, oldest first.
+    public func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent] {
+        database.read { state in
+            Array((state.events[stream] ?? []).lazy.filter { $0.event.offset > offset }.prefix(max(limit, 0)).map(\.event))
+        }
+    }
+
+    /// Removes the events written before `date` from every stream.
+    public func trimEvents(before date: Date) async throws -> Int {
+        try await database.writing { state in
+            var removed = 0
+            for (stream, events) in state.events {
+                let old = events.filter { $0.event.at < date }
+                guard let last = old.map(\.event.offset).max() else { continue }
+                state.events[stream] = events.filter { $0.event.offset > last }
+                if var info = state.streams[stream] {
+                    info.trimmed = max(info.trimmed, last)
+                    state.streams[stream] = info
+                }
+                removed += old.count
+            }
+            return removed
+        }
+    }
+
+    // MARK: Presence
+
+    /// One client's presence on a stream.
+    public func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+        database.read { $0.presence[stream]?[clientId] }
+    }
+
+    /// How many entries of a stream have a client id starting with `prefix`.
+    public func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+        database.read { $0.presenceCount(stream: stream, prefix: prefix) }
+    }
+
+    /// Everyone present on a stream, by join time.
+    public func presence(stream: String) async throws -> [PresenceEntry] {
+        database.read { $0.presence(stream: stream) }
+    }
+
+    /// Extends every entry of `node`.
+    public func renewPresence(node: String, until: Date) async throws {
+        try await database.writing { state in
+            for (stream, entries) in state.presence {
+                for (client, entry) in entries where entry.node == node { state.presence[stream]?[client]?.expiresAt = until }
+            }
+        }
+    }
+
+    /// Removes and returns the expired entries (each to one caller).
+    public func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry] {
+        try await database.writing { state in
+            var expired: [PresenceEntry] = []
+            for (stream, entries) in state.presence {
+                for (client, entry) in entries where entry.expiresAt < date {
+                    expired.append(entry)
+                    state.presence[stream]?[client] = nil
+                }
+                if state.presence[stream]?.isEmpty == true { state.presence[stream] = nil }
+            }
+            return expired.sorted { $0.expiresAt < $1.expiresAt }
+        }
+    }
+
+    // MARK: Records
+
+    /// The committed record, if any.
+    public func record(kind: String, scope: String, id: String) async throws -> Record? {
+        database.read { $0.records[kind]?[scope]?[id] }
+    }
+
+    /// The committed records matching `query`.
+    public func records(_ query: RecordQuery) async throws -> [Record] {
+        database.read { $0.records(query) }
+    }
+
+    /// How many committed records match `query`.
+    public func countRecords(_ query: RecordQuery) async throws -> Int {
+        database.read { $0.matching(query).count }
+    }
+}
+
+/// The data of one in-memory database, shared by the ``MemoryStorage`` values opened on it.
+public final class MemoryDatabase: Sendable {
+    private let state = Mutex(MemoryState())
+    /// Held by a write transaction from its first statement to its commit.
+    let writeLock = AsyncLock()
+
+    /// Makes an empty database.
+    public init() {}
+
+    func read<T>(_ body: (MemoryState) -> T) -> T { state.withLock { body($0) } }
+    func update(_ body: (inout MemoryState) -> Void) { state.withLock { body(&$0) } }
+
+    /// Runs `body` on a copy of the committed state under the write lock and commits the
+    /// copy when `body` returns (nothing when it throws).
+    func writing<T: Sendable>(_ body: @escaping @Sendable (inout MemoryState) throws -> T) async throws -> T {
+        try await writeLock.withLock {
+            var working = self.read { $0 }
+            let result = try body(&working)
+            self.update { $0 = working }
+            return result
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import GreenroomServer
+import Testing
+
+extension StorageConformanceTests {
+    static func presence(_ client: String, stream: String = "meeting:t", user: String? = nil) -> PresenceEntry {
+        let now = Date(timeIntervalSince1970: 1_900_000_000)
+        return PresenceEntry(stream: stream, clientId: client, userId: user ?? "u-\(client)", data: ["n": 1], joinedAt: now,
+                             expiresAt: now.addingTimeInterval(60), node: "n1")
+    }
+
+    @Test("transactions: users and presence change inside a step, are seen by it, and are undone with it", arguments: Backend.allCases)
+    func usersAndPresenceInTransactions(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            struct Refused: Error {}
+            let outcomes = try await storage.write([
+                WriteStep { tx async throws in
+                    #expect(try await tx.insertUser(Self.user("u1", "One")))
+                    #expect(try await !tx.insertUser(Self.user("u1", "Again")))
+                    #expect(try await tx.putPresence(Self.presence("p1", user: "u1")))
+                    #expect(try await tx.presenceCount(stream: "meeting:t", clientIdPrefix: "p") == 1)
+                    #expect(try await tx.user(id: "u1")?.nickname == "One")
+                    _ = try await tx.append([EventAppend(stream: "meeting:t", type: "joined", data: 1)])
+                },
+                WriteStep { tx async throws in
+                    var user = try #require(try await tx.user(id: "u1"))
+                    user.nickname = "Changed"
+                    try await tx.saveUser(user)
+                    #expect(try await tx.putPresence(Self.presence("p2")))
+                    #expect(try await tx.removePresence(stream: "meeting:t", clientId: "p1")?.userId == "u1")
+                    #expect(try await tx.deleteUser(id: "u1"))
+                    _ = try await tx.append([EventAppend(stream: "meeting:t", type: "lost", data: 2)])
+                    throw Refused()
+                },
+                WriteStep { tx async throws in
+                    #expect(try await tx.user(id: "u1")?.nickname == "One")
+                    #expect(try await tx.presence(stream: "meeting:t").map(\.clientId) == ["p1"])
+                    #expect(try await tx.presenceEntry(stream: "meeting:t", clientId: "p2") == nil)
+                },
+            ], retentionCount: 100)
+            if case .failure(let error) = outcomes[1] { #expect(error is Refused) } else { Issue.record("the failing step succeeded") }
+            #expect(try await storage.user(id: "u1")?.nickname == "One")
+            #expect(try await storage.presence(stream: "meeting:t").map(\.clientId) == ["p1"])
+            #expect(try await storage.readEvents(stream: "meeting:t", after: 0, limit: 10).map(\.type) == ["joined"])
+
+            // The storage's own calls are transactions of their own.
+            var changed = try #require(try await storage.updateUser(id: "u1") { $0.nickname = "Uno" })
+            #expect(changed.nickname == "Uno" && changed.createdAt == Date(timeIntervalSince1970: 1_800_000_000))
+            changed = try #require(try await storage.user(id: "u1"))
+            #expect(changed.nickname == "Uno")
+            #expect(try await storage.removePresence(stream: "meeting:t", clientId: "p1") != nil)
+            #expect(try await storage.deleteUser(id: "u1"))
+        }
+    }
+
+    @Test("lock: 20 transactions on 2 nodes each add an entry while fewer than 5 are present: exactly 5 are", arguments: Backend.allCases)
+    func lockedCheck(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, database in
+            let second = try await database.open()
+            let nodes = [storage, second]
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<20 {
+                    let node = nodes[index % 2]
+                    group.addTask {
+                        try await node.transact(retentionCount: 100) { tx in
+                            try await tx.lock(stream: "meeting:limited")
+                            guard try await tx.presenceCount(stream: "meeting:limited", clientIdPrefix: "") < 5 else { return }
+                            // Widens the window between the check and the write, where an
+                            // unlocked check lets others in.
+                            try await Task.sleep(for: .milliseconds(10))
+                            try await tx.putPresence(Self.presence("c\(index)", stream: "meeting:limited"))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await storage.presenceCount(stream: "meeting:limited", clientIdPrefix: "") == 5)
+            try await second.close()
+        }
+    }
+}
