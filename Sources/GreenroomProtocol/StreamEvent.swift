@@ -32,6 +32,16 @@ public struct StreamEvent: Codable, Hashable, Sendable {
     public var data: RawJSON
     /// When the event was written.
     public var at: Date
+    /// The users the event is for when not every reader of its stream (a `sendOnly` pub/sub
+    /// message, an entry request for moderators): the server's routing, never sent.
+    package var audience: Set<String>?
+    /// Who loses the right to read the stream with this event (a member who left, a deleted
+    /// channel): the server's routing, never sent.
+    package var revokes: ReadRevocation?
+
+    private enum CodingKeys: String, CodingKey {
+        case stream, offset, epoch, type, data, at
+    }
 
     /// Makes an event.
     public init(stream: String, offset: UInt64, epoch: String, type: String, data: RawJSON, at: Date) {
@@ -45,6 +55,37 @@ public struct StreamEvent: Codable, Hashable, Sendable {
 
     /// The position just after this event.
     public var position: StreamPosition { StreamPosition(offset: offset, epoch: epoch) }
+}
+
+/// Who loses the right to read a stream with an event: after it is delivered to them, their
+/// subscriptions end, and a later resubscription is refused.
+package enum ReadRevocation: Sendable, Hashable {
+    /// These users.
+    case users(Set<String>)
+    /// Everyone (the stream is gone).
+    case everyone
+
+    /// Whether `userId` loses the right.
+    package func applies(to userId: String) -> Bool {
+        switch self {
+        case .users(let ids): ids.contains(userId)
+        case .everyone: true
+        }
+    }
+
+    /// As stored with the event: `*`, or the users' ids separated by newlines.
+    package var stored: String {
+        switch self {
+        case .everyone: "*"
+        case .users(let ids): ids.sorted().joined(separator: "\n")
+        }
+    }
+
+    /// Reads what ``stored`` wrote.
+    package init?(stored: String?) {
+        guard let stored, !stored.isEmpty else { return nil }
+        self = stored == "*" ? .everyone : .users(Set(stored.split(separator: "\n").map(String.init)))
+    }
 }
 
 /// Stream names and their kinds.

@@ -1,5 +1,5 @@
 import Foundation
-import GreenroomServer
+@testable import GreenroomServer
 import Testing
 
 extension StorageConformanceTests {
@@ -76,6 +76,28 @@ extension StorageConformanceTests {
             }
             #expect(try await storage.presenceCount(stream: "meeting:limited", clientIdPrefix: "") == 5)
             try await second.close()
+        }
+    }
+
+    @Test("events keep their routing: an audience (empty too) and what they revoke, stored beside them, never in their data", arguments: Backend.allCases)
+    func eventRouting(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            var secret = EventAppend(stream: "channel:r", type: "t", data: ["text": "psst"], idempotencyKey: "k")
+            secret.audience = ["ann", "bo"]
+            var nobody = EventAppend(stream: "channel:r", type: "t", data: 2)
+            nobody.audience = []
+            var left = EventAppend(stream: "channel:r", type: "member.left", data: 3)
+            left.revokes = .users(["cy"])
+            var gone = EventAppend(stream: "channel:r", type: "channel.deleted", data: 4)
+            gone.revokes = .everyone
+            let stored = try await storage.appendEvents([secret, nobody, left, gone, EventAppend(stream: "channel:r", type: "t", data: 5)], retentionCount: 100)
+            let read = try await storage.readEvents(stream: "channel:r", after: 0, limit: 10)
+            #expect(read.map(\.audience) == [["ann", "bo"], [], nil, nil, nil])
+            #expect(read.map(\.revokes) == [nil, nil, .users(["cy"]), .everyone, nil])
+            #expect(read.map(\.audience) == stored.map(\.event.audience))
+            #expect(read.first?.data == ["text": "psst"])
+            let again = try await storage.appendEvents([EventAppend(stream: "channel:r", type: "t", data: 0, idempotencyKey: "k")], retentionCount: 100)
+            #expect(again.first?.duplicate == true && again.first?.event.audience == ["ann", "bo"])
         }
     }
 }

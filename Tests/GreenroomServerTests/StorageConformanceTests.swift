@@ -1,5 +1,5 @@
 import Foundation
-import GreenroomServer
+@testable import GreenroomServer
 import Testing
 
 /// Every storage operation, run against SQLite and PostgreSQL alike.
@@ -207,11 +207,20 @@ struct StorageConformanceTests {
             try await storage.migrate(upTo: latest - 1)
             #expect(try await storage.schemaVersion() == latest - 1)
             try await storage.insertUser(Self.user("kept", "Kept"))
-            _ = try await storage.appendEvents([EventAppend(stream: "app:m", type: "t", data: 1)], retentionCount: 10)
+            // Events as the previous version wrote them (its events table), one of them for
+            // an audience named only in its data.
+            try await backend.insertPreviousVersionEvent(storage, stream: "app:m", seq: 1, data: 1)
+            try await backend.insertPreviousVersionEvent(storage, stream: "app:m", seq: 2, data: ["audience": ["ann", "bo"], "text": "psst"])
             try await storage.migrate()
             #expect(try await storage.schemaVersion() == latest)
             #expect(try await storage.user(id: "kept")?.nickname == "Kept")
-            #expect(try await storage.readEvents(stream: "app:m", after: 0, limit: 10).count == 1)
+            let upgraded = try await storage.readEvents(stream: "app:m", after: 0, limit: 10)
+            #expect(upgraded.map(\.offset) == [1, 2])
+            #expect(upgraded.first?.isVisible(to: "anyone") == true)
+            #expect(upgraded.last?.isVisible(to: "ann") == true && upgraded.last?.isVisible(to: "bo") == true)
+            #expect(upgraded.last?.isVisible(to: "cy") == false)
+            let next = try await storage.appendEvents([EventAppend(stream: "app:m", type: "t", data: 3)], retentionCount: 10)
+            #expect(next.first?.event.offset == 3)
             try await storage.migrate()
             #expect(try await storage.schemaVersion() == latest)
         }

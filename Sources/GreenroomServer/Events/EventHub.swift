@@ -23,7 +23,8 @@ final class EventHub: Sendable {
         subscribers.withLock { $0[stream]?.count ?? 0 }
     }
 
-    /// Delivers `event` to every local subscriber of its stream.
+    /// Delivers `event` to every local subscriber of its stream (of its audience, when it
+    /// names one), then ends the subscriptions of those it revokes.
     func publish(_ event: StreamEvent, metrics: ServerMetrics) {
         var targets = subscribers.withLock { all in all[event.stream].map { Array($0.values) } ?? [] }
         if let audience = event.audience { targets.removeAll { !audience.contains($0.identity.userId) } }
@@ -35,7 +36,7 @@ final class EventHub: Sendable {
         }
         ClientConnection.scheduleDrains(toDrain)
         metrics.eventsDelivered(targets.count)
-        if let revoked = ReadRevocation.of(event) {
+        if let revoked = event.revokes {
             for connection in targets where revoked.applies(to: connection.identity.userId) {
                 remove(connection, from: event.stream)
                 connection.endSubscription(event.stream)
@@ -49,39 +50,7 @@ final class EventHub: Sendable {
     }
 }
 
-/// Who loses the right to read a stream with an event: after it is delivered to them, their
-/// subscriptions end (a member who left stops receiving the channel; a deleted channel's
-/// stream ends for everyone). A later resubscription is refused.
-enum ReadRevocation {
-    case users(Set<String>)
-    case everyone
-
-    static func of(_ event: StreamEvent) -> ReadRevocation? {
-        switch event.type {
-        case ChatEventType.memberLeft:
-            return event.data["member"]?["userId"]?.stringValue.map { .users([$0]) }
-        case ChatEventType.channelDeleted where event.stream.hasPrefix("channel:"):
-            return .everyone
-        default:
-            return nil
-        }
-    }
-
-    func applies(to userId: String) -> Bool {
-        switch self {
-        case .users(let ids): ids.contains(userId)
-        case .everyone: true
-        }
-    }
-}
-
 extension StreamEvent {
-    /// The users an event is for, when it is not for every reader of its stream (a
-    /// `sendOnly` pub/sub message): its data's `audience` array.
-    var audience: Set<String>? {
-        data["audience"]?.stringArrayValue.map(Set.init)
-    }
-
     /// Whether `userId` may receive this event.
     func isVisible(to userId: String) -> Bool {
         audience?.contains(userId) ?? true

@@ -33,7 +33,9 @@ enum EventBatch {
                 }
             }
             info.head += 1
-            let event = StreamEvent(stream: append.stream, offset: info.head, epoch: info.epoch, type: append.type, data: append.data, at: now)
+            var event = StreamEvent(stream: append.stream, offset: info.head, epoch: info.epoch, type: append.type, data: append.data, at: now)
+            event.audience = append.audience
+            event.revokes = append.revokes
             try await insert(event, append.idempotencyKey)
             if let key = append.idempotencyKey { keys[append.stream + "\u{0}" + key] = event }
             streams[append.stream] = info
@@ -46,5 +48,18 @@ enum EventBatch {
     /// events, or `nil` when it keeps them all.
     static func trimMark(_ info: StreamInfo, retentionCount: UInt64) -> UInt64? {
         info.head > info.trimmed + retentionCount ? info.head - retentionCount : nil
+    }
+}
+
+extension StreamEvent {
+    /// The audience as an events row keeps it: the users' ids, one per line (`nil`: everyone).
+    var storedAudience: String? { audience.map { $0.sorted().joined(separator: "\n") } }
+    /// The revocation as an events row keeps it.
+    var storedRevokes: String? { revokes?.stored }
+
+    /// Sets the routing read from an events row.
+    mutating func setRouting(audience: String?, revokes: String?) {
+        self.audience = audience.map { Set($0.split(separator: "\n").map(String.init)) }
+        self.revokes = ReadRevocation(stored: revokes)
     }
 }

@@ -3,9 +3,12 @@ import GreenroomProtocol
 import PostgresNIO
 
 extension PostgresStorage {
-    /// What a notification carries: the whole event when it is small, else its position.
+    /// What a notification carries: the whole event when it is small and has no routing,
+    /// else its position.
     static func notifyPayload(_ event: StreamEvent) -> String {
-        if let data = try? WireCoding.encode(event), data.count <= maxNotifyPayload {
+        // An event with routing (an audience, a revocation) goes as a hint: the wire form
+        // does not carry it, and the log does.
+        if event.audience == nil, event.revokes == nil, let data = try? WireCoding.encode(event), data.count <= maxNotifyPayload {
             return String(decoding: data, as: UTF8.self)
         }
         return (try? RawJSON(encoding: ["stream": .string(event.stream), "offset": .number(Double(event.offset))] as RawJSON).jsonString()) ?? ""
@@ -25,8 +28,10 @@ extension PostgresStorage {
     }
 
     static func decodeEvent(_ row: PostgresRow, stream: String, epoch: String) throws -> StreamEvent {
-        let (seq, type, data, at) = try row.decode((Int64, String, String, Double).self)
-        return StreamEvent(stream: stream, offset: UInt64(seq), epoch: epoch, type: type, data: try RawJSON(json: data), at: Date(timeIntervalSince1970: at))
+        let (seq, type, data, at, audience, revokes) = try row.decode((Int64, String, String, Double, String?, String?).self)
+        var event = StreamEvent(stream: stream, offset: UInt64(seq), epoch: epoch, type: type, data: try RawJSON(json: data), at: Date(timeIntervalSince1970: at))
+        event.setRouting(audience: audience, revokes: revokes)
+        return event
     }
 
     /// The state of a stream's log, creating the stream when it is new.
@@ -48,7 +53,7 @@ extension PostgresStorage {
     /// Events after `offset`, oldest first.
     public func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent] {
         let info = try await streamInfo(stream)
-        let rows = try await fetch("SELECT seq, type, data, at FROM events WHERE stream = \(stream) AND seq > \(Int64(offset)) ORDER BY seq LIMIT \(limit)")
+        let rows = try await fetch("SELECT seq, type, data, at, audience, revokes FROM events WHERE stream = \(stream) AND seq > \(Int64(offset)) ORDER BY seq LIMIT \(limit)")
         return try rows.map { try Self.decodeEvent($0, stream: stream, epoch: info.epoch) }
     }
 

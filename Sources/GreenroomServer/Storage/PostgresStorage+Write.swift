@@ -209,14 +209,15 @@ final class PostgresTransaction: StorageTransaction {
         try await batch.append(appends) { name in
             try await self.raceAware { try await self.storage.lockStream(name, on: self.connection) }
         } findKey: { stream, key, epoch in
-            let rows = try await self.run("SELECT seq, type, data, at FROM events WHERE stream = \(stream) AND idem_key = \(key)")
+            let rows = try await self.run("SELECT seq, type, data, at, audience, revokes FROM events WHERE stream = \(stream) AND idem_key = \(key)")
             return try rows.first.map { try PostgresStorage.decodeEvent($0, stream: stream, epoch: epoch) }
         } insert: { event, key in
             let data = try event.data.jsonString()
             _ = try await self.run(
                 """
-                INSERT INTO events (stream, seq, type, data, at, idem_key)
-                VALUES (\(event.stream), \(Int64(event.offset)), \(event.type), \(data), \(event.at.timeIntervalSince1970), \(key))
+                INSERT INTO events (stream, seq, type, data, at, idem_key, audience, revokes)
+                VALUES (\(event.stream), \(Int64(event.offset)), \(event.type), \(data), \(event.at.timeIntervalSince1970), \(key),
+                        \(event.storedAudience), \(event.storedRevokes))
                 """)
             _ = try await self.run("SELECT pg_notify(\(PostgresStorage.notifyChannel), \(PostgresStorage.notifyPayload(event)))")
         }

@@ -82,6 +82,14 @@ public final class PostgresStorage: GreenroomStorage {
             """,
             "CREATE INDEX records_sort ON records(kind, scope, sort, id)",
         ],
+        [
+            "ALTER TABLE events ADD COLUMN audience TEXT",
+            "ALTER TABLE events ADD COLUMN revokes TEXT",
+            """
+            UPDATE events SET audience = COALESCE((SELECT string_agg(x, E'\\n') FROM jsonb_array_elements_text(events.data::jsonb -> 'audience') AS x), '')
+            WHERE jsonb_typeof(data::jsonb -> 'audience') = 'array'
+            """,
+        ],
     ]
 
     /// The schema version this code writes.

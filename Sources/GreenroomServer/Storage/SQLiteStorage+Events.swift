@@ -4,10 +4,15 @@ import GreenroomProtocol
 extension SQLiteStorage {
     static func newEpoch() -> String { Secrets.randomHex(bytes: 4) }
 
+    /// The columns ``decodeEvent(_:stream:epoch:)`` reads.
+    static let eventColumns = "seq, type, data, at, audience, revokes"
+
     static func decodeEvent(_ row: SQLRow, stream: String, epoch: String) throws -> StreamEvent {
-        StreamEvent(
+        var event = StreamEvent(
             stream: stream, offset: try row.offset("seq"), epoch: epoch, type: try row.string("type"),
             data: try RawJSON(json: try row.string("data")), at: try row.date("at"))
+        event.setRouting(audience: row.optionalString("audience"), revokes: row.optionalString("revokes"))
+        return event
     }
 
     func loadOrCreateStream(_ stream: String, on connection: SQLiteHandle) throws -> StreamInfo {
@@ -35,7 +40,7 @@ extension SQLiteStorage {
         let info = try await streamInfo(stream)
         let rows = try await read {
             try $0.query(
-                "SELECT seq, type, data, at FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?",
+                "SELECT \(Self.eventColumns) FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?",
                 [.text(stream), .offset(offset), .integer(limit)])
         }
         return try rows.map { try Self.decodeEvent($0, stream: stream, epoch: info.epoch) }

@@ -159,13 +159,13 @@ final class SQLiteTransaction: StorageTransaction {
             try self.storage.loadOrCreateStream(name, on: self.writer)
         } findKey: { stream, key, epoch in
             let rows = try self.writer.query(
-                "SELECT seq, type, data, at FROM events WHERE stream = ? AND idem_key = ?", [.text(stream), .text(key)])
+                "SELECT \(SQLiteStorage.eventColumns) FROM events WHERE stream = ? AND idem_key = ?", [.text(stream), .text(key)])
             return try rows.first.map { try SQLiteStorage.decodeEvent($0, stream: stream, epoch: epoch) }
         } insert: { event, key in
             try self.writer.query(
-                "INSERT INTO events (stream, seq, type, data, at, idem_key) VALUES (?, ?, ?, ?, ?, ?)",
+                "INSERT INTO events (stream, seq, type, data, at, idem_key, audience, revokes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [.text(event.stream), .offset(event.offset), .text(event.type), .text(try event.data.jsonString()),
-                 .date(event.at), .text(key)])
+                 .date(event.at), .text(key), .text(event.storedAudience), .text(event.storedRevokes)])
         }
     }
 }

@@ -111,6 +111,16 @@ public final class SQLiteStorage: GreenroomStorage {
             """,
             "CREATE INDEX records_sort ON records(kind, scope, sort, id)",
         ],
+        // 5: an event's routing kept beside it (its audience, whose reading it revokes),
+        // instead of read from its data; events stored before keep the audience their data named.
+        [
+            "ALTER TABLE events ADD COLUMN audience TEXT",
+            "ALTER TABLE events ADD COLUMN revokes TEXT",
+            """
+            UPDATE events SET audience = COALESCE((SELECT group_concat(value, char(10)) FROM json_each(events.data, '$.audience')), '')
+            WHERE json_type(data, '$.audience') = 'array'
+            """,
+        ],
     ]
 
     /// The schema version this code writes.

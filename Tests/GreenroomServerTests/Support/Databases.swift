@@ -1,5 +1,5 @@
 import Foundation
-import GreenroomServer
+@testable import GreenroomServer
 import Logging
 import PostgresNIO
 import Testing
@@ -127,5 +127,35 @@ func withStorage(_ backend: Backend, migrate: Bool = true, _ body: (any Greenroo
         try? await storage.close()
         await database.cleanup()
         throw error
+    }
+}
+
+extension Backend {
+    /// Writes an event into a database at the schema version before the latest, as the code
+    /// of that version wrote it (its events table had no routing columns).
+    func insertPreviousVersionEvent(_ storage: any GreenroomStorage, stream: String, seq: Int, data: RawJSON) async throws {
+        let json = try data.jsonString()
+        let at = Date().timeIntervalSince1970
+        switch self {
+        case .memory:
+            // Memory has no earlier format to upgrade from: the event is stored as this
+            // version stores it, with the audience its data names.
+            var append = EventAppend(stream: stream, type: "t", data: data)
+            append.audience = data["audience"]?.stringArrayValue.map(Set.init)
+            _ = try await storage.appendEvents([append], retentionCount: 100)
+        case .sqlite:
+            let sqlite = try #require(storage as? SQLiteStorage)
+            try await sqlite.write {
+                _ = try sqlite.writer.query("INSERT OR IGNORE INTO streams (name, epoch, head, trimmed) VALUES (?, 'e0', 0, 0)", [.text(stream)])
+                try sqlite.writer.query("INSERT INTO events (stream, seq, type, data, at) VALUES (?, ?, 't', ?, ?)",
+                                        [.text(stream), .integer(seq), .text(json), .float(at)])
+                try sqlite.writer.query("UPDATE streams SET head = ? WHERE name = ?", [.integer(seq), .text(stream)])
+            }
+        case .postgres:
+            let postgres = try #require(storage as? PostgresStorage)
+            try await postgres.fetch("INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(stream), 'e0', 0, 0) ON CONFLICT DO NOTHING")
+            try await postgres.fetch("INSERT INTO events (stream, seq, type, data, at) VALUES (\(stream), \(Int64(seq)), 't', \(json), \(at))")
+            try await postgres.fetch("UPDATE streams SET head = \(Int64(seq)) WHERE name = \(stream)")
+        }
     }
 }

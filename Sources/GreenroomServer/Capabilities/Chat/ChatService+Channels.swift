@@ -156,7 +156,9 @@ extension ChatService {
             if let key = record.distinctKey { try await transaction.remove(DistinctChannelRecord.self, id: key) }
             try await transaction.remove(ChannelRecord.self, id: id.rawValue)
             let gone = ChatEvent(type: "", channelId: id, actorId: userId)
-            var appends = [try Self.event(ChatEventType.channelDeleted, on: id.stream, gone)]
+            var deleted = try Self.event(ChatEventType.channelDeleted, on: id.stream, gone)
+            deleted.revokes = .everyone
+            var appends = [deleted]
             for member in members {
                 appends.append(try Self.event(ChatEventType.channelDeleted, on: StreamName.user(member.userId), gone))
             }

@@ -59,7 +59,10 @@ extension ChatService {
             } else {
                 type = ChatEventType.invitationDeclined
             }
-            _ = try await transaction.append([try Self.event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: userId))])
+            var left = try Self.event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: userId))
+            // A member who left reads the channel no more.
+            if type == ChatEventType.memberLeft { left.revokes = .users([member.userId]) }
+            _ = try await transaction.append([left])
         }
     }
 

@@ -109,9 +109,10 @@ extension MeetingService: RosterOwner {
             try await transaction.save(asked)
             var event = MeetingEvent(type: MeetingEventType.entryResponded, participantId: args.participantId, reason: args.allow ? "allowed" : "denied")
             event.audience = [asked.userId]
-            _ = try await transaction.append([EventAppend(
-                stream: StreamName.user(asked.userId), type: event.type,
-                data: try RawJSON(encoding: event).merging(["meetingId": .string(args.meetingId)]))])
+            var answer = EventAppend(stream: StreamName.user(asked.userId), type: event.type,
+                                     data: try RawJSON(encoding: event).merging(["meetingId": .string(args.meetingId)]))
+            answer.audience = [asked.userId]
+            _ = try await transaction.append([answer])
         }
     }
 

@@ -174,7 +174,9 @@ struct MeetingService: Sendable {
     }
 
     static func event(_ meetingId: String, _ event: MeetingEvent) throws -> EventAppend {
-        EventAppend(stream: stream(meetingId), type: event.type, data: try RawJSON(encoding: event))
+        var append = EventAppend(stream: stream(meetingId), type: event.type, data: try RawJSON(encoding: event))
+        append.audience = event.audience.map(Set.init)
+        return append
     }
 
     /// Appends one event to a meeting's stream.
