@@ -54,11 +54,6 @@ extension ServerCore {
         }
     }
 
-    /// Announces an entry that was removed already (it expired).
-    func announceLeft(_ entry: PresenceEntry, reason: String) async throws {
-        _ = try await events.append(Self.left(entry, reason: reason))
-    }
-
     /// The `presence.left` event of an entry.
     static func left(_ entry: PresenceEntry, reason: String) -> EventAppend {
         EventAppend(stream: entry.stream, type: "presence.left",

@@ -66,8 +66,15 @@ struct Roster: Sendable {
 protocol RosterOwner: Sendable {
     /// The connection holding `entry` closed (the entry is still stored, held by it).
     func connectionClosed(_ entry: PresenceEntry) async throws
-    /// `entry` expired (its node died, or its grace period passed) and was removed.
-    func expired(_ entry: PresenceEntry) async throws
+    /// `entry` expired (its node died, or its grace period passed) and was removed in
+    /// `transaction`: what follows from it is stored and announced in the same one.
+    func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws
+    /// After the expiry committed (for work outside storage).
+    func didExpire(_ entry: PresenceEntry)
+}
+
+extension RosterOwner {
+    func didExpire(_ entry: PresenceEntry) {}
 }
 
 extension ServerCore {
@@ -91,12 +98,23 @@ extension ServerCore {
         }
     }
 
-    /// Tells the stream (or its capability) that an entry expired.
-    func presenceExpired(_ entry: PresenceEntry) async throws {
-        if let owner = rosterOwner(for: entry.stream) {
-            try await owner.expired(entry)
-        } else {
-            try await announceLeft(entry, reason: "expired")
+    /// Removes an entry that expired and tells its stream (or its capability) in the same
+    /// transaction; nothing when another node took it first or it was renewed since.
+    func expire(_ entry: PresenceEntry) async throws {
+        struct Renewed: Error {}
+        let owner = rosterOwner(for: entry.stream)
+        let now = Date()
+        let removed = try await events.transact { transaction -> Bool in
+            guard let gone = try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId) else { return false }
+            // Renewed (or taken back) between the sweep's read and this removal: keep it.
+            guard gone.expiresAt < now else { throw Renewed() }
+            if let owner {
+                try await owner.expired(gone, in: transaction)
+            } else {
+                _ = try await transaction.append([Self.left(gone, reason: "expired")])
+            }
+            return true
         }
+        if removed { owner?.didExpire(entry) }
     }
 }

@@ -70,8 +70,12 @@ struct PresenceService: Service {
             while !Task.isCancelled {
                 do {
                     try await core.storage.renewPresence(node: core.nodeId, until: Date().addingTimeInterval(ttl))
-                    for entry in try await core.storage.takeExpiredPresence(before: Date()) {
-                        try await core.presenceExpired(entry)
+                    for entry in try await core.storage.expiredPresence(before: Date()) {
+                        do {
+                            try await core.expire(entry)
+                        } catch {
+                            core.logger.debug("entry \(entry.clientId) on \(entry.stream) stays: \(error)")
+                        }
                     }
                 } catch {
                     core.logger.error("presence sweep failed: \(error)")

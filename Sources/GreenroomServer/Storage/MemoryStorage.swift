@@ -105,18 +105,10 @@ public final class MemoryStorage: GreenroomStorage {
         }
     }
 
-    /// Removes and returns the expired entries (each to one caller).
-    public func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry] {
-        try await database.writing { state in
-            var expired: [PresenceEntry] = []
-            for (stream, entries) in state.presence {
-                for (client, entry) in entries where entry.expiresAt < date {
-                    expired.append(entry)
-                    state.presence[stream]?[client] = nil
-                }
-                if state.presence[stream]?.isEmpty == true { state.presence[stream] = nil }
-            }
-            return expired.sorted { $0.expiresAt < $1.expiresAt }
+    /// The expired entries, soonest expired first.
+    public func expiredPresence(before date: Date) async throws -> [PresenceEntry] {
+        database.read { state in
+            state.presence.values.flatMap(\.values).filter { $0.expiresAt < date }.sorted { $0.expiresAt < $1.expiresAt }
         }
     }
 

@@ -68,14 +68,12 @@ extension PostgresStorage {
         try await fetch("UPDATE presence SET expires_at = \(until.timeIntervalSince1970) WHERE node = \(node)")
     }
 
-    /// Removes and returns the expired entries; concurrent callers on several nodes each
-    /// get different entries (the DELETE claims them).
-    public func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry] {
-        let rows = try await fetch(
+    /// The expired entries, soonest expired first.
+    public func expiredPresence(before date: Date) async throws -> [PresenceEntry] {
+        try await fetch(
             """
-            DELETE FROM presence WHERE expires_at < \(date.timeIntervalSince1970)
-            RETURNING stream, client_id, user_id, data, joined_at, expires_at, node
-            """)
-        return try rows.map(Self.decodePresence).sorted { $0.expiresAt < $1.expiresAt }
+            SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
+            WHERE expires_at < \(date.timeIntervalSince1970) ORDER BY expires_at
+            """).map(Self.decodePresence)
     }
 }

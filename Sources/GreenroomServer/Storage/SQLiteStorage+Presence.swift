@@ -73,13 +73,10 @@ extension SQLiteStorage {
         }
     }
 
-    /// Removes and returns the expired entries.
-    public func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry] {
-        try await write {
-            let rows = try self.writer.query(
-                "SELECT \(Self.presenceColumns) FROM presence WHERE expires_at < ? ORDER BY expires_at", [.date(date)])
-            try self.writer.query("DELETE FROM presence WHERE expires_at < ?", [.date(date)])
-            return try rows.map(Self.decodePresence)
-        }
+    /// The expired entries, soonest expired first.
+    public func expiredPresence(before date: Date) async throws -> [PresenceEntry] {
+        try await read { try $0.query(
+            "SELECT \(Self.presenceColumns) FROM presence WHERE expires_at < ? ORDER BY expires_at", [.date(date)]
+        ).map(Self.decodePresence) }
     }
 }

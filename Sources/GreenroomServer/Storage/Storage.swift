@@ -80,9 +80,10 @@ public protocol GreenroomStorage: RecordReading, PresenceReading {
 
     /// Extends every entry held by `node` to `until`.
     func renewPresence(node: String, until: Date) async throws
-    /// Removes and returns the entries that expired before `date` (each is returned to
-    /// exactly one caller, whichever node asks).
-    func takeExpiredPresence(before date: Date) async throws -> [PresenceEntry]
+    /// The entries that expired before `date`, soonest expired first. Whoever removes one
+    /// (in a transaction, with what its expiry announces) is the one that handles it: a
+    /// removal returns the entry to one transaction only, whichever node runs it.
+    func expiredPresence(before date: Date) async throws -> [PresenceEntry]
 }
 
 extension GreenroomStorage {

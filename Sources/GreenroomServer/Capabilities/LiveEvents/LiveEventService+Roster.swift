@@ -104,26 +104,27 @@ extension LiveEventService: RosterOwner {
 
     /// Exits as a host.
     func exitAsHost(_ id: String, caller: Caller) async throws {
-        let key = Self.hostKey(caller.userId)
-        try await removeHost(id, userId: caller.userId, required: true, key: key)
+        let userId = caller.userId
+        let key = Self.hostKey(userId)
+        try await events.transact { transaction in
+            try await transaction.removePresence(stream: StreamKind.live.stream(id), clientId: key)
+            try await Self.removeHost(id, userId: userId, required: true, in: transaction)
+        }
         caller.session.releaseRoster(stream: StreamKind.live.stream(id), key: key)
     }
 
-    /// Removes a host from the event (and its roster entry, when `key` is given) and
-    /// announces it; `required` makes a missing host an error.
-    private func removeHost(_ id: String, userId: String, required: Bool, key: String?) async throws {
-        try await events.transact { transaction in
-            var record = try await Self.load(transaction, id)
-            if let key { try await transaction.removePresence(stream: record.event.stream, clientId: key) }
-            guard let index = record.event.hosts.firstIndex(where: { $0.userId == userId }) else {
-                if required { throw GreenroomError(.actionNotAllowedInCurrentState, "\(userId) is not inside live event \(id) as a host") }
-                return
-            }
-            let host = record.event.hosts.remove(at: index)
-            try await transaction.save(record)
-            _ = try await transaction.append([try Self.event(LiveEventEventType.hostExited, record.event,
-                                                             LiveEventEvent(type: "", liveEvent: record.event, host: host, actorId: userId))])
+    /// Removes a host from the event and announces it, in `transaction`; `required` makes a
+    /// missing host an error.
+    private static func removeHost(_ id: String, userId: String, required: Bool, in transaction: any StorageTransaction) async throws {
+        var record = try await load(transaction, id)
+        guard let index = record.event.hosts.firstIndex(where: { $0.userId == userId }) else {
+            if required { throw GreenroomError(.actionNotAllowedInCurrentState, "\(userId) is not inside live event \(id) as a host") }
+            return
         }
+        let host = record.event.hosts.remove(at: index)
+        try await transaction.save(record)
+        _ = try await transaction.append([try event(LiveEventEventType.hostExited, record.event,
+                                                    LiveEventEvent(type: "", liveEvent: record.event, host: host, actorId: userId))])
     }
 
     /// Turns an entered host's microphone or camera on or off; each change is announced.
@@ -186,14 +187,14 @@ extension LiveEventService: RosterOwner {
         }
     }
 
-    /// An entry expired: a host that did not come back (or whose node died) has exited; a
-    /// participant's count changes.
-    func expired(_ entry: PresenceEntry) async throws {
-        let id = try Self.eventId(of: entry.stream)
-        if entry.data["role"]?.stringValue == Self.hostRole {
-            try await removeHost(id, userId: entry.userId, required: false, key: nil)
-        } else {
-            markPending(id)
-        }
+    /// An entry expired: a host that did not come back (or whose node died) has exited.
+    func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
+        guard entry.data["role"]?.stringValue == Self.hostRole else { return }
+        try await Self.removeHost(try Self.eventId(of: entry.stream), userId: entry.userId, required: false, in: transaction)
+    }
+
+    /// The counts change: announced by the next flush.
+    func didExpire(_ entry: PresenceEntry) {
+        if let id = try? Self.eventId(of: entry.stream) { markPending(id) }
     }
 }

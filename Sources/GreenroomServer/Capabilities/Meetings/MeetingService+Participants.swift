@@ -147,10 +147,10 @@ extension MeetingService: RosterOwner {
     }
 
     /// A participant that did not come back (or whose node died) has left.
-    func expired(_ entry: PresenceEntry) async throws {
+    func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
         guard let participant = try entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
-        try await announce(try Self.meetingId(of: entry.stream),
-                           MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "timeout"))
+        _ = try await transaction.append([try Self.event(try Self.meetingId(of: entry.stream),
+            MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "timeout"))])
     }
 
     // MARK: Modes, media and pins
