@@ -9,23 +9,25 @@ import Testing
 struct TransactionalChangeTests {
     /// Connects `users` to the servers (round robin), then has every one join meeting
     /// `meetingId` at once; returns how many got in and the codes of those refused.
-    func joinAtOnce(_ servers: [TestServer], _ users: [String], meetingId: String) async throws -> (joined: Int, refused: [ErrorCode?]) {
+    func joinAtOnce(_ servers: [TestServer], _ users: [String], meetingId: String) async throws -> (joined: Int, refused: [ErrorCode]) {
         var meetings: [Meeting] = []
         for (index, user) in users.enumerated() {
             let client = try await servers[index % servers.count].client(user)
             meetings.append(client.initMeeting(meetingId: meetingId, participantId: user, participantName: user,
                                                micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY))
         }
-        let outcomes = await withTaskGroup(of: ErrorCode??.self) { group in
-            for meeting in meetings {
-                group.addTask { await refusal { try await meeting.join() } }
-            }
-            var outcomes: [ErrorCode??] = []
-            for await outcome in group { outcomes.append(outcome) }
-            return outcomes
+        let refused = await refusalsAtOnce(meetings.map { meeting in { try await meeting.join() } })
+        return (users.count - refused.count, refused)
+    }
+
+    /// Runs every call at the same time; returns the codes of those refused.
+    func refusalsAtOnce(_ calls: [@Sendable () async throws -> Void]) async -> [ErrorCode] {
+        await withTaskGroup(of: ErrorCode?.self) { group in
+            for call in calls { group.addTask { await refusal(call) } }
+            var refused: [ErrorCode] = []
+            for await outcome in group { if let outcome { refused.append(outcome) } }
+            return refused
         }
-        let refused = outcomes.compactMap { $0 }.compactMap { $0 }
-        return (outcomes.count - refused.count, refused)
     }
 
     /// The participants the server holds for a meeting, over REST.
@@ -87,14 +89,8 @@ struct TransactionalChangeTests {
             let created = try await clients["host1"]!.createLiveEvent(config: params)
             var events: [LiveEvent] = []
             for user in users { events.append(try await clients[user]!.getLiveEvent(id: created.liveEventId)) }
-            let outcomes = await withTaskGroup(of: ErrorCode??.self) { group in
-                for event in events { group.addTask { await refusal { try await event.enterAsHost() } } }
-                var outcomes: [ErrorCode??] = []
-                for await outcome in group { outcomes.append(outcome) }
-                return outcomes
-            }
-            let refused = outcomes.compactMap { $0 }.compactMap { $0 }
-            #expect(outcomes.count - refused.count == Limits.maxLiveEventHosts)
+            let refused = await refusalsAtOnce(events.map { event in { try await event.enterAsHost() } })
+            #expect(events.count - refused.count == Limits.maxLiveEventHosts)
             #expect(refused.count == 10 - Limits.maxLiveEventHosts && refused.allSatisfy { $0 == .actionNotAllowedInCurrentState })
             let stored = try await clients["host1"]!.getLiveEvent(id: created.liveEventId)
             #expect(stored.hosts.count == Limits.maxLiveEventHosts)
