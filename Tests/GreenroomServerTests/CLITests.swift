@@ -8,7 +8,7 @@ import FoundationNetworking
 
 @Suite("The greenroom command", .timeLimit(.minutes(5)))
 struct CLITests {
-    @Test("serve: flags, secret files of mode 0600, health, and a graceful stop on SIGTERM")
+    @Test("serve: flags, secret and database files of mode 0600 in a directory of 0700, health, and a graceful stop on SIGTERM")
     func serve() async throws {
         let directory = TestServer.makeDataDirectory() + "/nested/data"
         let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory])
@@ -16,10 +16,13 @@ struct CLITests {
         let output = server.output.value
         #expect(output.contains("\(directory)/app-secret"))
         #expect(output.contains("\(directory)/api-key"))
-        for file in ["app-secret", "api-key"] {
+        // The secrets and the database (with its write-ahead log files) are the owner's only.
+        for file in ["app-secret", "api-key", "greenroom.sqlite", "greenroom.sqlite-wal", "greenroom.sqlite-shm"] {
             let attributes = try FileManager.default.attributesOfItem(atPath: "\(directory)/\(file)")
             #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600, "\(file) mode")
         }
+        let folder = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700, "data directory mode")
         let (data, status) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/health")!))
         #expect(status == 200 && String(decoding: data, as: UTF8.self).contains("ok"))
         let (metrics, metricsStatus) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/metrics")!))

@@ -18,6 +18,45 @@ struct ProtocolRobustnessTests {
         return try RawJSON(json: try await socket.readText())
     }
 
+    @Test("integers out of range, on REST and over the WebSocket, get invalidParameterValue and the node lives on")
+    func integersOutOfRange() async throws {
+        try await withServer { server in
+            _ = try await server.server.publish(stream: "app:x", data: ["n": 1])
+            for query in ["after=9223372036854775808", "after=18446744073709551615", "after=99999999999999999999999",
+                          "after=-1", "after=ten", "limit=0", "limit=-5", "limit=1001", "limit=9223372036854775808", "limit=1e9"] {
+                let (status, body) = try await server.rest("GET", "/v1/streams/app:x/events?\(query)")
+                #expect(status == 400, "\(query) → \(status)")
+                #expect(body["error"]?["name"]?.stringValue == "invalidParameterValue", "\(query) → \(body)")
+            }
+            let (ok, events) = try await server.rest("GET", "/v1/streams/app:x/events?after=9223372036854775807&limit=1000")
+            #expect(ok == 200 && events.arrayValue?.isEmpty == true)
+            let (first, page) = try await server.rest("GET", "/v1/streams/app:x/events?after=0&limit=1")
+            #expect(first == 200 && page.arrayValue?.count == 1)
+
+            let socket = try await connectRaw(server, "alice")
+            let frames = [
+                #"{"id":1,"op":"user.list","args":{"limit":1e30}}"#,
+                #"{"id":2,"op":"user.list","args":{"limit":-1}}"#,
+                #"{"id":3,"op":"user.list","args":{"limit":18446744073709551616}}"#,
+                #"{"id":4,"op":"stream.subscribe","args":{"stream":"user:alice","since":{"offset":18446744073709551616}}}"#,
+                #"{"id":5,"op":"stream.subscribe","args":{"stream":"user:alice","since":{"offset":-1}}}"#,
+                #"{"id":6,"op":"stream.subscribe","args":{"stream":"user:alice","since":{"offset":1.5}}}"#,
+                #"{"id":7,"op":"message.list","args":{"channelId":"c","limit":1e300}}"#,
+            ]
+            for (index, frame) in frames.enumerated() {
+                let answer = try await reply(socket, to: frame)
+                #expect(answer["re"]?.numberValue == Double(index + 1), "\(frame) → \(answer)")
+                #expect(answer["error"]?["name"]?.stringValue == "invalidParameterValue", "\(frame) → \(answer)")
+            }
+            // An offset far past the head (2^63, the largest a JSON number carries exactly
+            // near there): not resumable, and no trap.
+            let far = try await reply(socket, to: #"{"id":8,"op":"stream.subscribe","args":{"stream":"user:alice","since":{"offset":9223372036854775808}}}"#)
+            #expect(far["re"]?.numberValue == 8 && far["result"]?["recovered"]?.boolValue == false, "\(far)")
+            let me = try await reply(socket, to: #"{"id":9,"op":"user.me"}"#)
+            #expect(me["result"]?["id"]?.stringValue == "alice")
+        }
+    }
+
     @Test("malformed JSON, non-commands, unknown operations and wrong argument types")
     func badCommands() async throws {
         try await withServer { server in

@@ -14,11 +14,13 @@ public struct Secrets: Sendable {
     /// Whether either file was created by this call.
     public var created: Bool
 
-    /// Reads the secrets from `directory`, creating the directory and any missing file.
+    /// Reads the secrets from `directory`, creating the directory (mode 0700: it holds
+    /// every user's data) and any missing file.
     public static func loadOrCreate(in directory: String) throws -> Secrets {
         let fm = FileManager.default
         do {
-            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            try fm.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: directory)
         } catch {
             throw GreenroomServerError.dataDirectory("cannot create \(directory): \(error)")
         }

@@ -53,7 +53,7 @@ extension PostgresStorage {
     /// Events after `offset`, oldest first.
     public func readEvents(stream: String, after offset: UInt64, limit: Int) async throws -> [StreamEvent] {
         let info = try await streamInfo(stream)
-        let rows = try await fetch("SELECT seq, type, data, at, audience, revokes FROM events WHERE stream = \(stream) AND seq > \(Int64(offset)) ORDER BY seq LIMIT \(limit)")
+        let rows = try await fetch("SELECT seq, type, data, at, audience, revokes FROM events WHERE stream = \(stream) AND seq > \(Int64(clamping: offset)) ORDER BY seq LIMIT \(max(limit, 0))")
         return try rows.map { try Self.decodeEvent($0, stream: stream, epoch: info.epoch) }
     }
 

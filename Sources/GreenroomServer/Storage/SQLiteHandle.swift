@@ -14,7 +14,9 @@ enum SQLValue: Sendable, Hashable {
 
     static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
     static func date(_ value: Date) -> SQLValue { .float(value.timeIntervalSince1970) }
-    static func offset(_ value: UInt64) -> SQLValue { .integer(Int(value)) }
+    /// An offset as SQLite's signed integer; offsets past `Int64.max` (which no event has)
+    /// become `Int64.max`, so that "after it" matches nothing instead of trapping.
+    static func offset(_ value: UInt64) -> SQLValue { .integer(Int(clamping: value)) }
 
     /// The value as text (numbers written out), `nil` for NULL.
     var string: String? {

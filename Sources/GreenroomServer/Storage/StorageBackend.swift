@@ -19,8 +19,23 @@ struct StorageBackend: Sendable {
             }
         }
         let path = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        try restrictDatabaseFiles(path)
         return StorageBackend(storage: try await SQLiteStorage.open(path: path, logger: logger)) { hub, metrics, _ in
             LocalBroker(hub: hub, metrics: metrics)
+        }
+    }
+
+    /// Makes the database file (created empty if missing) and its log files readable by
+    /// this user only (0600): SQLite gives the log files the database file's mode.
+    static func restrictDatabaseFiles(_ path: String) throws {
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: path) {
+            guard fm.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+                throw GreenroomServerError.dataDirectory("cannot create \(path)")
+            }
+        }
+        for file in [path, path + "-wal", path + "-shm"] where fm.fileExists(atPath: file) {
+            try fm.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
         }
     }
 }
