@@ -5,8 +5,8 @@ import NIOWebSocket
 /// A client's WebSocket on its event loop, after the upgrade: joins a message's fragments
 /// (at most ``Limits/maxClientFrameBytes`` in all), hands each message to the
 /// connection's ``CommandQueue``, answers pings, answers the client's close and closes
-/// the socket. A protocol violation (an unmasked frame among them) closes with 1002, a
-/// message too big with 1009. When the socket closes, the connection's clean-up runs
+/// the socket. A protocol violation (an unmasked frame, a bad close frame among them)
+/// closes with 1002, text that is not UTF-8 with 1007, a message too big with 1009. When the socket closes, the connection's clean-up runs
 /// (``ServerCore/endSession(_:)``).
 ///
 /// Frames too large or malformed are refused before they get here, by NIO's frame decoder
@@ -19,6 +19,8 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
     private let expiry: Scheduled<Void>
     /// The fragments of a message still arriving.
     private var fragments: ByteBuffer?
+    /// Whether the message arriving in fragments is text (checked as UTF-8 when whole).
+    private var fragmentsAreText = false
     private var closing = false
 
     init(queue: CommandQueue, expiry: Scheduled<Void>) {
@@ -38,9 +40,10 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
         case .text, .binary:
             guard fragments == nil else { return fail(context, .protocolError) }
             if frame.fin {
-                queue.received(frame.unmaskedData)
+                deliver(context, frame.unmaskedData, isText: frame.opcode == .text)
             } else {
                 fragments = frame.unmaskedData
+                fragmentsAreText = frame.opcode == .text
             }
         case .continuation:
             guard var message = fragments else { return fail(context, .protocolError) }
@@ -51,7 +54,7 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
             message.writeBuffer(&data)
             if frame.fin {
                 fragments = nil
-                queue.received(message)
+                deliver(context, message, isText: fragmentsAreText)
             } else {
                 fragments = message
             }
@@ -67,17 +70,45 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
         }
     }
 
+    /// Hands a whole message to the command queue; text that is not valid UTF-8 fails the
+    /// connection with 1007 (RFC 6455, 8.1).
+    private func deliver(_ context: ChannelHandlerContext, _ message: ByteBuffer, isText: Bool) {
+        guard !isText || Self.isValidUTF8(message.readableBytesView) else { return fail(context, .dataInconsistentWithMessage) }
+        queue.received(message)
+    }
+
     /// The client closes: unless the server asked first (then this is the answer), the
     /// close is answered with the client's code, and the socket is closed once it is written.
+    /// A close frame that breaks the rules fails the connection instead: a 1-byte payload or
+    /// a code not allowed on the wire with 1002, a reason that is not UTF-8 with 1007.
     private func answerClose(_ context: ChannelHandlerContext, _ frame: WebSocketFrame) {
+        var data = frame.unmaskedData
+        guard data.readableBytes != 1, let code = data.readableBytes == 0 ? 1000 : data.readInteger(as: UInt16.self),
+              Self.isAllowedCloseCode(code) else { return fail(context, .protocolError) }
+        guard Self.isValidUTF8(data.readableBytesView) else { return fail(context, .dataInconsistentWithMessage) }
         closing = true
         let channel = context.channel
         guard !queue.connection.closeRequested else {
             channel.close(promise: nil)
             return
         }
-        var data = frame.unmaskedData
-        writeThenClose(context, code: data.readInteger(as: UInt16.self) ?? 1000)
+        writeThenClose(context, code: code)
+    }
+
+    /// Whether a peer may send `code` in a close frame (RFC 6455, 7.4): the defined codes
+    /// but 1004–1006 and 1015, and 3000–4999 for libraries and applications.
+    static func isAllowedCloseCode(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: true
+        default: false
+        }
+    }
+
+    /// Whether `bytes` are valid UTF-8; ASCII (most commands) is checked without decoding.
+    static func isValidUTF8(_ bytes: ByteBufferView) -> Bool {
+        bytes.withContiguousStorageIfAvailable { storage in
+            storage.allSatisfy { $0 < 0x80 } || String(validating: storage, as: UTF8.self) != nil
+        } ?? (String(validating: bytes, as: UTF8.self) != nil)
     }
 
     /// Closes with `code` at once: the client broke the protocol.

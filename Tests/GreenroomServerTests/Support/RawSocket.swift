@@ -111,9 +111,10 @@ final class RawSocket: @unchecked Sendable {
         }
     }
 
-    /// Sends one masked frame (opcode 1 text, 2 binary, 8 close, 9 ping, 10 pong).
-    func sendFrame(opcode: UInt8, payload: [UInt8]) throws {
-        var frame: [UInt8] = [0x80 | opcode]
+    /// Sends one masked frame (opcode 1 text, 2 binary, 8 close, 9 ping, 10 pong; 0 a
+    /// continuation), final unless `fin` is false.
+    func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) throws {
+        var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         switch payload.count {
         case ..<126: frame.append(0x80 | UInt8(payload.count))
