@@ -26,12 +26,3 @@ protocol CallerSession: Sendable {
     /// Ends the connection's subscription to a stream it may no longer read.
     func endSubscription(_ stream: String)
 }
-
-/// A caller with no connection behind it (a REST call, a background job, a unit test):
-/// it holds nothing, and has no subscription to end.
-struct DetachedSession: CallerSession {
-    func holdRoster(stream: String, key: String) {}
-    func releaseRoster(stream: String, key: String) {}
-    var rosterEntries: [(stream: String, key: String)] { [] }
-    func endSubscription(_ stream: String) {}
-}

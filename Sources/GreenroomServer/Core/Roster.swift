@@ -54,11 +54,6 @@ struct Roster: Sendable {
     func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {
         entry.data["connection"]?.stringValue == clientId && !entry.node.isEmpty
     }
-
-    /// The entries of a stream whose role is `role`.
-    func entries(_ stream: String, role: String, in reader: any PresenceReading) async throws -> [PresenceEntry] {
-        try await reader.presence(stream: stream).filter { $0.data["role"]?.stringValue == role }
-    }
 }
 
 /// A capability that keeps a roster: told when a connection holding one of its entries

@@ -179,11 +179,6 @@ struct MeetingService: Sendable {
         return append
     }
 
-    /// Appends one event to a meeting's stream.
-    func announce(_ meetingId: String, _ event: MeetingEvent) async throws {
-        _ = try await events.append(try Self.event(meetingId, event))
-    }
-
     /// Stores a participant's new state in its roster entry.
     static func store(_ participant: MeetingParticipant, in entry: PresenceEntry, _ transaction: any StorageTransaction) async throws {
         var entry = entry
