@@ -101,3 +101,42 @@ extension StorageConformanceTests {
         }
     }
 }
+
+extension StorageConformanceTests {
+    @Test("two transactions on two nodes lock two streams in opposite orders: the deadlock's loser is run again, and nothing is lost or doubled", arguments: Backend.allCases)
+    func deadlockRetried(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, database in
+            let second = try await database.open()
+            let nodes = [storage, second]
+            let streams = ["app:left", "app:right"]
+            // Both nodes connected and both streams made before the race starts.
+            for (node, stream) in zip(nodes, streams) { _ = try await node.streamInfo(stream) }
+            let runs = Locked(0)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<2 {
+                    let order = index == 0 ? streams : streams.reversed()
+                    group.addTask {
+                        try await nodes[index].transact(retentionCount: 100) { tx in
+                            runs.withLock { $0 += 1 }
+                            try await tx.lock(stream: order[0])
+                            // Both hold their first lock before either asks for its second.
+                            try await Task.sleep(for: .milliseconds(500))
+                            try await tx.lock(stream: order[1])
+                            _ = try await tx.append(order.map { EventAppend(stream: $0, type: "w\(index)", data: .number(Double(index))) })
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            // PostgreSQL broke the deadlock by aborting one, which ran again; the others
+            // serialise their writers, so there is none.
+            #expect(runs.withLock { $0 } == (backend == .postgres ? 3 : 2))
+            for stream in streams {
+                let events = try await storage.readEvents(stream: stream, after: 0, limit: 10)
+                #expect(events.map(\.offset) == [1, 2], "\(stream)")
+                #expect(Set(events.map(\.type)) == ["w0", "w1"], "\(stream)")
+            }
+            try await second.close()
+        }
+    }
+}
