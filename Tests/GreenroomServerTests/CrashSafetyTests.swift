@@ -1,0 +1,86 @@
+import Foundation
+import Greenroom
+import GreenroomServer
+import Testing
+
+/// A node killed with SIGKILL loses nothing it acknowledged.
+@Suite("Crash safety", .timeLimit(.minutes(5)))
+struct CrashSafetyTests {
+    /// Every message of a channel, oldest first, read page by page from the newest.
+    func history(_ client: GreenroomClient, _ channel: ChannelId) async throws -> [ChatMessage] {
+        var page = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channel, limit: 100))
+        var all = page.items
+        while let first = all.first, page.items.count == 100 {
+            page = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channel, before: first.id, limit: 100))
+            all = page.items + all
+        }
+        return all
+    }
+
+    @Test("SIGKILL while a client pipelines message.send: after each restart every acknowledged message is there once, where it was acknowledged (3 rounds)")
+    func killedWhileSending() async throws {
+        let directory = TestServer.makeDataDirectory()
+        let channel: ChannelId = "crash"
+        var acknowledged: [ChatMessage] = []
+        for round in 1...3 {
+            let (server, base) = try await CLI.serve(["--port", "0", "--data-dir", directory])
+            let token = try await CLI.run(["token", "alice", "--data-dir", directory, "--ttl", "600"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            var config = ClientConfiguration(serverURL: base)
+            config.initialReconnectDelay = .milliseconds(50)
+            config.maxReconnectDelay = .milliseconds(200)
+            // Sends queued when the node dies fail after this, instead of waiting for a node
+            // that does not come back.
+            config.commandTimeout = .seconds(5)
+            let client = GreenroomClient(configuration: config)
+            try await client.connect(token: token)
+
+            // What earlier rounds acknowledged survived their kill.
+            let stored = round == 1 ? [] : try await history(client, channel)
+            #expect(Set(stored.map(\.id)).count == stored.count, "a message is stored twice")
+            let byId = Dictionary(stored.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for message in acknowledged {
+                #expect(byId[message.id]?.sequence == message.sequence && byId[message.id]?.text == message.text, "lost or moved: \(message.text)")
+            }
+            if round == 1 { _ = try await client.createChannel(id: channel, name: "Crash", members: []) }
+
+            // 200 sends pipelined on one connection; the node dies once 60 are acknowledged.
+            let room = client.channelController(for: channel)
+            let acks = Locked<[ChatMessage]>([])
+            let pid = server.process.processIdentifier
+            await withTaskGroup(of: Void.self) { group in
+                for index in 1...200 {
+                    group.addTask {
+                        guard let message = try? await room.sendMessage(text: "r\(round)-\(index)") else { return }
+                        let count = acks.withLock { acks -> Int in
+                            acks.append(message)
+                            return acks.count
+                        }
+                        if count == 60 { kill(pid, SIGKILL) }
+                    }
+                }
+            }
+            await server.waitForExit()
+            #expect(server.process.terminationReason == .uncaughtSignal)
+            await client.disconnect()
+            let round = acks.value
+            #expect(round.count >= 60)
+            acknowledged += round
+        }
+        // A last start reads everything the three rounds acknowledged.
+        let (server, base) = try await CLI.serve(["--port", "0", "--data-dir", directory])
+        let token = try await CLI.run(["token", "alice", "--data-dir", directory, "--ttl", "600"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let client = GreenroomClient(configuration: ClientConfiguration(serverURL: base))
+        try await client.connect(token: token)
+        let stored = try await history(client, channel)
+        // Acknowledged or not, what was stored is one gapless sequence.
+        let sequences: [Int64] = stored.map(\.sequence)
+        let gapless: [Int64] = (0..<stored.count).map { Int64($0 + 1) }
+        #expect(!stored.isEmpty && sequences == gapless)
+        let storedIds = Set(stored.map(\.id))
+        #expect(acknowledged.allSatisfy { storedIds.contains($0.id) })
+        #expect(storedIds.count == stored.count)
+        await client.disconnect()
+        server.process.terminate()
+        await server.waitForExit()
+    }
+}
