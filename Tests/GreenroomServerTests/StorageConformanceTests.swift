@@ -170,6 +170,15 @@ struct StorageConformanceTests {
             let listed = try await storage.presence(stream: "app:p")
             #expect(listed.map(\.clientId) == ["c1", "c2"])
             #expect(listed.first?.data == ["mood": "great"])
+            // A replaced entry keeps its user and its join time (its place in the list).
+            var later = entry("c1", node: "n3", expires: 20, data: ["mood": "late"])
+            later.userId = "someone-else"
+            later.joinedAt = now.addingTimeInterval(5)
+            #expect(try await !storage.putPresence(later))
+            let replaced = try await storage.presenceEntry(stream: "app:p", clientId: "c1")
+            #expect(replaced?.userId == "u-c1" && replaced?.joinedAt == now && replaced?.node == "n3" && replaced?.data == ["mood": "late"])
+            #expect(try await storage.presence(stream: "app:p").map(\.clientId) == ["c1", "c2"])
+            #expect(try await storage.putPresence(entry("c1", node: "n1", expires: 10, data: ["mood": "great"])) == false)
             #expect(try await storage.presence(stream: "app:none").isEmpty)
             #expect(try await storage.presenceEntry(stream: "app:p", clientId: "c2")?.node == "n2")
             #expect(try await storage.presenceEntry(stream: "app:p", clientId: "c3") == nil)

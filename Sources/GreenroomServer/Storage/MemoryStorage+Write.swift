@@ -184,8 +184,11 @@ final class MemoryTransaction: StorageTransaction {
     func putPresence(_ entry: PresenceEntry) async throws -> Bool {
         change { state in
             var entry = entry
-            // As the SQL backends' upserts: a replaced entry keeps its join time.
-            if let existing = state.presence[entry.stream]?[entry.clientId] { entry.joinedAt = existing.joinedAt }
+            // As the SQL backends' upserts: a replaced entry keeps its user and join time.
+            if let existing = state.presence[entry.stream]?[entry.clientId] {
+                entry.joinedAt = existing.joinedAt
+                entry.userId = existing.userId
+            }
             let fresh = state.presence[entry.stream]?[entry.clientId] == nil
             state.presence[entry.stream, default: [:]][entry.clientId] = entry
             return fresh

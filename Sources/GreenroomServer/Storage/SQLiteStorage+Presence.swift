@@ -36,8 +36,13 @@ extension SQLiteStorage {
     static func putPresence(_ entry: PresenceEntry, on connection: SQLiteHandle) throws -> Bool {
         let existing = try connection.query(
             "SELECT client_id FROM presence WHERE stream = ? AND client_id = ?", [.text(entry.stream), .text(entry.clientId)])
+        // As PostgreSQL's upsert: a replaced entry keeps its user and join time (its place in
+        // the list); its data, expiry and node change.
         try connection.query(
-            "INSERT OR REPLACE INTO presence (\(presenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            """
+            INSERT INTO presence (\(presenceColumns)) VALUES (?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (stream, client_id) DO UPDATE SET data = excluded.data, expires_at = excluded.expires_at, node = excluded.node
+            """,
             [.text(entry.stream), .text(entry.clientId), .text(entry.userId), .text(try entry.data.jsonString()),
              .date(entry.joinedAt), .date(entry.expiresAt), .text(entry.node)])
         return existing.isEmpty
