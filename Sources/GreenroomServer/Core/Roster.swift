@@ -49,6 +49,14 @@ struct Roster: Sendable {
         try await transaction.putPresence(entry)
     }
 
+    /// `entry` as `reader` holds it now, when it is still held by the same connection (not
+    /// taken over by a newer one, detached or removed since it was read).
+    func stillHeld(_ entry: PresenceEntry, in reader: any PresenceReading) async throws -> PresenceEntry? {
+        guard let current = try await reader.presenceEntry(stream: entry.stream, clientId: entry.clientId),
+              current.node == entry.node, current.data["connection"] == entry.data["connection"] else { return nil }
+        return current
+    }
+
     /// Whether `entry` is held by the connection `clientId` (and not by a newer connection
     /// of its user, nor detached).
     func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {

@@ -43,6 +43,19 @@ extension ServerCore: RestAuthentication {
     }
 }
 
+extension Request {
+    /// The query parameter `name` as a whole number (`nil` when absent), within `range`
+    /// when one is given. - Throws: `invalidParameterValue` for anything else, however large.
+    func integerQuery<Value: FixedWidthInteger>(_ name: String, in range: ClosedRange<Value>? = nil) throws -> Value? {
+        guard let text = uri.queryParameters[Substring(name)].map(String.init) else { return nil }
+        guard let value = Value(text), range?.contains(value) ?? true else {
+            let bounds = range.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""
+            throw GreenroomError(.invalidParameterValue, "\(name) must be a whole number\(bounds)")
+        }
+        return value
+    }
+}
+
 /// Compares secrets in time independent of where they first differ.
 func constantTimeEqual(_ a: String, _ b: String) -> Bool {
     let x = Array(a.utf8), y = Array(b.utf8)

@@ -6,8 +6,8 @@ import NIOWebSocket
 /// (at most ``Limits/maxClientFrameBytes`` in all), hands each message to the
 /// connection's ``CommandQueue``, answers pings, answers the client's close and closes
 /// the socket. A protocol violation (an unmasked frame, a bad close frame among them)
-/// closes with 1002, text that is not UTF-8 with 1007, a message too big with 1009. When the socket closes, the connection's clean-up runs
-/// (``ServerCore/endSession(_:)``).
+/// closes with 1002, text that is not UTF-8 with 1007, a message too big with 1009. When
+/// the socket closes, the connection's clean-up runs (``ServerCore/endSession(_:)``).
 ///
 /// Frames too large or malformed are refused before they get here, by NIO's frame decoder
 /// and its protocol error handler (1009 and 1002).

@@ -51,20 +51,9 @@ struct AppStreamsCapability: Capability {
             try auth.requireAPIKey(request)
             let stream = try context.parameters.require("stream")
             guard StreamName.isValid(stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name \(stream)") }
-            let query = request.uri.queryParameters
-            let after = try Self.integer(query["after"].map(String.init), name: "after", in: 0...UInt64(Int64.max), default: 0)
-            let limit = try Self.integer(query["limit"].map(String.init), name: "limit", in: 1...1000, default: 100)
-            return try jsonResponse(try await storage.readEvents(stream: stream, after: after, limit: Int(limit)))
+            let after = try request.integerQuery("after", in: 0...UInt64(Int64.max)) ?? 0
+            let limit = try request.integerQuery("limit", in: 1...1000) ?? 100
+            return try jsonResponse(try await storage.readEvents(stream: stream, after: after, limit: limit))
         }
-    }
-
-    /// A query parameter that must be a whole number in `range` (absent: `fallback`).
-    /// - Throws: `invalidParameterValue` for anything else, however large.
-    static func integer(_ text: String?, name: String, in range: ClosedRange<UInt64>, default fallback: UInt64) throws -> UInt64 {
-        guard let text else { return fallback }
-        guard let value = UInt64(text), range.contains(value) else {
-            throw GreenroomError(.invalidParameterValue, "\(name) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
-        }
-        return value
     }
 }

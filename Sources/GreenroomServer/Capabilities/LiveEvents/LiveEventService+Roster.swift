@@ -161,20 +161,18 @@ extension LiveEventService: RosterOwner {
     /// for the grace period.
     func connectionClosed(_ entry: PresenceEntry) async throws {
         let id = try Self.eventId(of: entry.stream)
+        let roster = roster
         guard entry.data["role"]?.stringValue == Self.hostRole else {
             try await events.transact { transaction in
-                guard let current = try await transaction.presenceEntry(stream: entry.stream, clientId: entry.clientId),
-                      current.node == entry.node, current.data["connection"] == entry.data["connection"] else { return }
+                guard try await roster.stillHeld(entry, in: transaction) != nil else { return }
                 try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId)
             }
             markPending(id)
             return
         }
         let grace = grace
-        let roster = roster
         try await events.transact { transaction in
-            guard let current = try await transaction.presenceEntry(stream: entry.stream, clientId: entry.clientId),
-                  current.node == entry.node, current.data["connection"] == entry.data["connection"] else { return }
+            guard let current = try await roster.stillHeld(entry, in: transaction) else { return }
             try await roster.detach(current, grace: grace, in: transaction)
             var record = try await Self.load(transaction, id)
             guard let index = record.event.hosts.firstIndex(where: { $0.userId == entry.userId }),

@@ -134,8 +134,7 @@ extension MeetingService: RosterOwner {
         let roster = roster
         try await events.transact { transaction in
             // Still held by the connection that closed (not taken over since, nor gone)?
-            guard let current = try await transaction.presenceEntry(stream: entry.stream, clientId: entry.clientId),
-                  current.node == entry.node, current.data["connection"] == entry.data["connection"],
+            guard let current = try await roster.stillHeld(entry, in: transaction),
                   var participant = try current.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
             participant.state = .reconnecting
             var detached = current

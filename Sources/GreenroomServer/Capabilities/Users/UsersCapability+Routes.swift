@@ -17,10 +17,7 @@ extension UsersCapability {
             try auth.requireAPIKey(request)
             let query = request.uri.queryParameters
             let ids = query["ids"].map { $0.split(separator: ",").map(String.init) }
-            let limit = try query["limit"].map { text -> Int in
-                guard let value = Int(String(text)) else { throw GreenroomError(.invalidParameterValue, "limit must be a number") }
-                return value
-            }
+            let limit: Int? = try request.integerQuery("limit")
             let args = UserListArgs(ids: ids, nicknamePrefix: query["nicknamePrefix"].map(String.init), limit: limit, cursor: query["cursor"].map(String.init))
             return try jsonResponse(try await users.list(args))
         }

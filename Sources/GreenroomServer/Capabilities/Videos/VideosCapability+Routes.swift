@@ -22,10 +22,7 @@ extension VideosCapability {
                 guard let status = VideoStatus(rawValue: String(text)) else { throw GreenroomError(.invalidParameterValue, "unknown status \(text)") }
                 return status
             }
-            let limit = try query["limit"].map { text -> Int in
-                guard let value = Int(String(text)) else { throw GreenroomError(.invalidParameterValue, "limit must be a number") }
-                return value
-            }
+            let limit: Int? = try request.integerQuery("limit")
             return try jsonResponse(try await service.list(
                 owner: query["owner"].map(String.init), status: status, tag: query["tag"].map(String.init),
                 oldestFirst: query["sort"] == "oldest", limit: limit, cursor: query["cursor"].map(String.init), identity: identity))
