@@ -85,7 +85,14 @@ public final class GreenroomServer: Sendable {
             throw GreenroomServerError.storage("cannot migrate the database: \(error)")
         }
         let tokens = await TokenService(secret: secrets.appSecret)
-        let core = ServerCore(configuration: configuration, backend: backend, tokens: tokens, secrets: secrets, logger: logger)
+        let media: MediaBackend
+        do {
+            media = try MediaBackend.open(configuration, logger: logger)
+        } catch {
+            try? await storage.close()
+            throw error
+        }
+        let core = ServerCore(configuration: configuration, backend: backend, media: media, tokens: tokens, secrets: secrets, logger: logger)
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let router = core.buildRouter()

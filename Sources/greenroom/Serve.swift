@@ -12,6 +12,9 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks one (GREENROOM_PORT, default 8080).") var port: Int?
     @Option(name: .customLong("data-dir"), help: "Data directory (GREENROOM_DATA_DIR, default ./greenroom-data).") var dataDir: String?
     @Option(help: "A PostgreSQL database shared by several nodes, postgres://user:password@host:port/db (GREENROOM_DATABASE); SQLite in the data directory without it.") var database: String?
+    @Flag(help: "Run a local Janus for live audio and video (janus on PATH, or GREENROOM_JANUS), restarted if it dies.") var media = false
+    @Option(name: .customLong("janus-url"), help: "Use an external Janus's WebSocket API for live audio and video, e.g. ws://127.0.0.1:8188 (GREENROOM_JANUS_URL).") var janusURL: String?
+    @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
 
     func run() async throws {
@@ -20,6 +23,14 @@ struct Serve: AsyncParsableCommand {
         if let port { config.port = port }
         if let dataDir { config.dataDirectory = dataDir }
         if let database { config.databaseURL = database }
+        if let janusURL { config.janusURL = janusURL }
+        if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
+        if media && config.janusExecutable == nil {
+            guard let found = Self.onPath("janus") else {
+                throw ValidationError("--media needs Janus: install it (Debian: apt-get install janus) or set GREENROOM_JANUS to its path")
+            }
+            config.janusExecutable = found
+        }
         try config.validate()
         var logger = Logger(label: "greenroom")
         let level = logLevel ?? ProcessInfo.processInfo.environment["GREENROOM_LOG_LEVEL"] ?? "info"
@@ -32,9 +43,17 @@ struct Serve: AsyncParsableCommand {
             storage: \(config.databaseURL.map { _ in "PostgreSQL (several nodes may share it)" } ?? "SQLite in the data directory")
             app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
             server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)
+            media: \(config.janusExecutable.map { "Janus run by Greenroom (\($0))" } ?? config.janusURL.map { "Janus at \($0)" } ?? "off (--media or --janus-url to enable)")
+            try media in a browser: \(server.baseURL.absoluteString)/demo/
             """)
         try await server.waitUntilStopped()
         say("Greenroom stopped")
+    }
+
+    /// The first executable named `name` in `PATH`.
+    static func onPath(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Writes a line to standard output at once (print is buffered when piped).

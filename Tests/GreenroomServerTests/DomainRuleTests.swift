@@ -26,7 +26,8 @@ struct DomainRuleTests {
             self.events = events
             writer = Task { try await events.run() }
             core = CoreServices(configuration: configuration, storage: storage, events: events,
-                                roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), connections: NoConnections())
+                                roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), connections: NoConnections(),
+                                media: MediaPlane(gateway: nil, storage: storage, events: events, logger: .init(label: "test")), mediaBackend: .none)
         }
 
         deinit { writer.cancel() }

@@ -51,6 +51,18 @@ public struct ServerConfiguration: Sendable {
     /// requests to finish; what remains after each wait is cut (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
     public var shutdownGrace: TimeInterval = 5
 
+    /// The URL of an external Janus's WebSocket API (`GREENROOM_JANUS_URL`, e.g.
+    /// `ws://127.0.0.1:8188`) for live audio and video; without it and without
+    /// ``janusExecutable`` media operations answer `unavailable`.
+    public var janusURL: String?
+    /// A Janus the server runs and restarts itself (`GREENROOM_JANUS`; `greenroom serve --media`
+    /// finds it on `PATH`), configured in `<data dir>/janus/` with its API on loopback.
+    public var janusExecutable: String?
+    /// The network interfaces the Janus the server runs gathers ICE candidates on
+    /// (`GREENROOM_MEDIA_ICE_INTERFACES`, Janus's `ice_enforce_list`, e.g. `eth0` or `lo`
+    /// when clients run on the same machine); all when not set.
+    public var mediaICEInterfaces: String?
+
     /// The default configuration.
     public init() {}
 
@@ -84,6 +96,9 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
         try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
+        try value("GREENROOM_JANUS_URL") { (v: String) in config.janusURL = v }
+        try value("GREENROOM_JANUS") { (v: String) in config.janusExecutable = v }
+        try value("GREENROOM_MEDIA_ICE_INTERFACES") { (v: String) in config.mediaICEInterfaces = v }
         try config.validate()
         return config
     }
@@ -101,6 +116,12 @@ public struct ServerConfiguration: Sendable {
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
         guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }
+        if let janusURL, !(janusURL.hasPrefix("ws://") || janusURL.hasPrefix("wss://")) {
+            throw GreenroomServerError.invalidConfiguration("the Janus URL must start with ws:// or wss://")
+        }
+        if janusURL != nil && janusExecutable != nil {
+            throw GreenroomServerError.invalidConfiguration("use an external Janus (janusURL) or run one (janusExecutable), not both")
+        }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
     }
 }

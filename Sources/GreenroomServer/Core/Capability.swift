@@ -24,6 +24,9 @@ protocol Capability: Sendable {
     var rosterOwner: (any RosterOwner)? { get }
     /// Its background work, run with the server's services and stopped with them.
     var services: [any Service] { get }
+    /// Told when a client's connection on this node has closed (after its rosters were
+    /// handed over), to let go of what it held for it.
+    func connectionEnded(clientId: String) async
 }
 
 extension Capability {
@@ -35,6 +38,7 @@ extension Capability {
     func addRoutes(_ routes: RestRoutes) {}
     var rosterOwner: (any RosterOwner)? { nil }
     var services: [any Service] { [] }
+    func connectionEnded(clientId: String) async {}
 }
 
 /// What the core lends every capability: storage and its one transactional path, the
@@ -48,6 +52,10 @@ struct CoreServices: Sendable {
     let logger: Logger
     /// Closes connections on a capability's behalf (a deleted user's, say).
     let connections: any ConnectionControl
+    /// The media control plane: rooms on the SFU, with the rules of their owners.
+    let media: MediaPlane
+    /// The SFU the media plane uses, and the services that keep it.
+    let mediaBackend: MediaBackend
 }
 
 /// What a capability may do to connections beyond its caller's: the core carries it out.

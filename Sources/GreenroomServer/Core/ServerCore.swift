@@ -20,6 +20,10 @@ final class ServerCore: Sendable {
     let logger: Logger
     let roster: Roster
     let connections: ConnectionRegistry
+    /// Live media through the SFU.
+    let media: MediaPlane
+    /// The SFU in use (and the Janus this server runs, if it runs one).
+    let mediaBackend: MediaBackend
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
     let draining = Atomic<Bool>(false)
     /// This node's id, unique among the nodes sharing a database.
@@ -39,10 +43,12 @@ final class ServerCore: Sendable {
             LiveEventsCapability(core),
             MeetingsCapability(core),
             VideosCapability(core),
+            MediaCapability(core),
         ]
     }
 
-    init(configuration: ServerConfiguration, backend: StorageBackend, tokens: TokenService, secrets: Secrets, logger: Logger) {
+    init(configuration: ServerConfiguration, backend: StorageBackend, media mediaBackend: MediaBackend = .none,
+         tokens: TokenService, secrets: Secrets, logger: Logger) {
         let storage = backend.storage
         let nodeId = Secrets.randomHex(bytes: 6)
         let metrics = ServerMetrics()
@@ -63,8 +69,12 @@ final class ServerCore: Sendable {
         self.broker = broker
         self.events = events
         self.roster = roster
+        let media = MediaPlane(gateway: mediaBackend.gateway, storage: storage, events: events, logger: logger)
+        self.media = media
+        self.mediaBackend = mediaBackend
         let capabilities = Self.makeCapabilities(CoreServices(
-            configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, connections: connections))
+            configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, connections: connections,
+            media: media, mediaBackend: mediaBackend))
         self.capabilities = capabilities
         self.owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
         var router = CommandRouter()

@@ -96,6 +96,8 @@ extension ServerCore {
         connection.finish()
         await leaveAllPresence(connection, reason: "disconnected")
         await closeRoster(connection)
+        let clientId = roster.clientId(connectionId: connection.id)
+        for capability in capabilities { await capability.connectionEnded(clientId: clientId) }
         connections.remove(connection)
         metrics.connectionChanged(by: -1)
     }

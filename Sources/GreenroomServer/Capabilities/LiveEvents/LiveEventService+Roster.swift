@@ -59,6 +59,7 @@ extension LiveEventService: RosterOwner {
         caller.session.releaseRoster(stream: stream, key: key)
         caller.session.endSubscription(stream)
         markPending(id)
+        await media.leave(MediaPlane.MemberKey(clientId: caller.clientId, stream: stream), reason: "left")
     }
 
     /// Enters as a host: a user in `userIdsForHost`, before the end, at most 6 at once. A
@@ -111,6 +112,7 @@ extension LiveEventService: RosterOwner {
             try await Self.removeHost(id, userId: userId, required: true, in: transaction)
         }
         caller.session.releaseRoster(stream: StreamKind.live.stream(id), key: key)
+        await media.revoke(stream: StreamKind.live.stream(id), clientId: caller.clientId, publish: true, receive: true, reason: "hostExited")
     }
 
     /// Removes a host from the event and announces it, in `transaction`; `required` makes a

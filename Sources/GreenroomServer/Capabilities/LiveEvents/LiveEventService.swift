@@ -45,6 +45,8 @@ struct LiveEventService: Sendable {
     let roster: Roster
     /// How long a host whose connection dropped stays (disconnected) before it has exited.
     let grace: TimeInterval
+    /// The event's media room: told when a host exits and when the event ends.
+    let media: MediaPlane
     /// Live events whose counts or reactions changed on this node since the last announcement.
     let pending = PendingSet()
 
@@ -191,7 +193,7 @@ struct LiveEventService: Sendable {
 
     /// Ends the event (from `ready` or `ongoing`) and forces everyone out.
     func end(_ id: String, by userId: String) async throws -> LiveEventData {
-        try await change(id, by: userId) { event in
+        let ended = try await change(id, by: userId) { event in
             guard event.state == .ready || event.state == .ongoing else { throw Self.wrongState(event, "end") }
             event.state = .ended
             event.endedAt = Date.wireNow
@@ -199,6 +201,8 @@ struct LiveEventService: Sendable {
             event.hosts = []
             return LiveEventEventType.ended
         }
+        await media.roomEnded(ended.stream)
+        return ended
     }
 
     // MARK: Helpers

@@ -11,7 +11,9 @@ struct LiveEventsCapability: Capability {
     let logger: Logger
 
     init(_ core: CoreServices) {
-        service = LiveEventService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace)
+        service = LiveEventService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
+                                   media: core.media)
+        core.media.register(.live, rules: service)
         logger = core.logger
     }
 

@@ -125,6 +125,7 @@ extension MeetingService: RosterOwner {
         }.entry.clientId
         caller.session.releaseRoster(stream: stream, key: key)
         caller.session.endSubscription(stream)
+        await media.leave(MediaPlane.MemberKey(clientId: caller.clientId, stream: stream), reason: "left")
     }
 
     /// A participant whose connection closed is `reconnecting` for the grace period.
@@ -154,9 +155,10 @@ extension MeetingService: RosterOwner {
 
     // MARK: Modes, media and pins
 
-    /// Changes the caller's own mode; leaving `SEND_AND_RECV` turns its media off.
+    /// Changes the caller's own mode; leaving `SEND_AND_RECV` turns its media off and removes
+    /// its publisher from the media room (`SIGNALLING_ONLY`: its receiving session too).
     func changeMode(_ args: MeetingModeArgs, caller: Caller) async throws -> MeetingParticipant {
-        try await change(args.meetingId, caller) { transaction, entry, participant in
+        let participant = try await change(args.meetingId, caller) { transaction, entry, participant in
             guard participant.mode != args.mode else {
                 throw GreenroomError(.modeUnchanged, "\(participant.participantId) is in \(args.mode.rawValue) already")
             }
@@ -172,6 +174,11 @@ extension MeetingService: RosterOwner {
             events.append(MeetingEvent(type: MeetingEventType.modeChanged, participantId: participant.participantId, mode: args.mode))
             return events
         }.participant
+        if args.mode != .SEND_AND_RECV {
+            await media.revoke(stream: Self.stream(args.meetingId), clientId: caller.clientId,
+                               publish: true, receive: args.mode == .SIGNALLING_ONLY, reason: "modeChanged")
+        }
+        return participant
     }
 
     /// Turns the caller's microphone or camera on or off; only `SEND_AND_RECV` may turn them on.

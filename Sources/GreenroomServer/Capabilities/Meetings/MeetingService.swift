@@ -50,6 +50,9 @@ struct MeetingService: Sendable {
     let grace: TimeInterval
     /// The most participants a meeting may have.
     let participantLimit: Int
+    /// The meeting's media room: told when a participant loses the right to publish or
+    /// receive, and when the meeting ends.
+    let media: MediaPlane
 
     static let role = "participant"
     static func key(_ participantId: String) -> String { "p:\(participantId)" }
@@ -171,6 +174,7 @@ struct MeetingService: Sendable {
             }
             _ = try await transaction.append([try Self.event(meetingId, MeetingEvent(type: MeetingEventType.ended, reason: identity.userId))])
         }
+        await media.roomEnded(Self.stream(meetingId))
     }
 
     static func event(_ meetingId: String, _ event: MeetingEvent) throws -> EventAppend {

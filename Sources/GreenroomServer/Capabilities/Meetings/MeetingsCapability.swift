@@ -9,7 +9,8 @@ struct MeetingsCapability: Capability {
 
     init(_ core: CoreServices) {
         service = MeetingService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
-                                 participantLimit: core.configuration.meetingParticipantLimit)
+                                 participantLimit: core.configuration.meetingParticipantLimit, media: core.media)
+        core.media.register(.meeting, rules: service)
     }
 
     var streamKind: StreamKind? { .meeting }

@@ -1,0 +1,228 @@
+import Foundation
+
+/// The media operations: Greenroom relays WebRTC signalling between a client and the SFU
+/// (Janus) over the client's one WebSocket, after checking the caller's rights; the audio
+/// and video flow between the client and the SFU. Each is documented in `docs/PROTOCOL.md`.
+///
+/// A room is named by the stream it belongs to: `meeting:ID` or `live:ID`.
+public enum MediaOperation {
+    /// ``MediaPublishArgs`` → ``MediaPublishResult``: sends the caller's offer, answers with the SFU's answer.
+    public static let publish = WireOperation<MediaPublishArgs, MediaPublishResult>("media.publish")
+    /// ``MediaRoomRef`` → ``EmptyResult``: stops publishing.
+    public static let unpublish = WireOperation<MediaRoomRef, EmptyResult>("media.unpublish")
+    /// ``MediaSubscribeArgs`` → ``MediaSubscribeResult``: receives feeds; answers with the SFU's offer.
+    public static let subscribe = WireOperation<MediaSubscribeArgs, MediaSubscribeResult>("media.subscribe")
+    /// ``MediaSubscribeArgs`` → ``MediaSubscribeResult``: stops receiving feeds; answers with the SFU's new offer.
+    public static let unsubscribe = WireOperation<MediaSubscribeArgs, MediaSubscribeResult>("media.unsubscribe")
+    /// ``MediaAnswerArgs`` → ``EmptyResult``: the caller's answer to the last subscription offer.
+    public static let answer = WireOperation<MediaAnswerArgs, EmptyResult>("media.answer")
+    /// ``MediaTrickleArgs`` → ``EmptyResult``: one of the caller's ICE candidates (or the end of them).
+    public static let trickle = WireOperation<MediaTrickleArgs, EmptyResult>("media.trickle")
+    /// ``MediaRoomRef`` → ``MediaRoomState``: the room's feeds now.
+    public static let feeds = WireOperation<MediaRoomRef, MediaRoomState>("media.feeds")
+    /// ``MediaRoomRef`` → ``EmptyResult``: stops publishing and receiving in the room.
+    public static let leave = WireOperation<MediaRoomRef, EmptyResult>("media.leave")
+}
+
+/// A session description (JSEP), as `RTCSessionDescription` gives it.
+public struct SessionDescription: Codable, Sendable, Hashable {
+    /// `offer` or `answer`.
+    public var type: String
+    /// The SDP.
+    public var sdp: String
+
+    /// Makes a description.
+    public init(type: String, sdp: String) {
+        self.type = type
+        self.sdp = sdp
+    }
+}
+
+/// Names a media room by its stream (`meeting:ID`, `live:ID`).
+public struct MediaRoomRef: Codable, Sendable, Hashable {
+    /// The meeting's or live event's stream.
+    public var stream: String
+
+    /// Makes the reference.
+    public init(stream: String) { self.stream = stream }
+}
+
+/// The arguments of `media.publish`.
+public struct MediaPublishArgs: Codable, Sendable, Hashable {
+    /// The room's stream.
+    public var stream: String
+    /// The caller's offer (with its ICE candidates, or trickle them after).
+    public var jsep: SessionDescription
+
+    /// Makes the arguments.
+    public init(stream: String, jsep: SessionDescription) {
+        self.stream = stream
+        self.jsep = jsep
+    }
+}
+
+/// What `media.publish` answers.
+public struct MediaPublishResult: Codable, Sendable, Hashable {
+    /// The SFU's answer.
+    public var jsep: SessionDescription
+    /// The caller's feed, as others subscribe to it.
+    public var feed: MediaFeed
+
+    /// Makes the result.
+    public init(jsep: SessionDescription, feed: MediaFeed) {
+        self.jsep = jsep
+        self.feed = feed
+    }
+}
+
+/// A published feed: whose it is and its tracks.
+public struct MediaFeed: Codable, Sendable, Hashable {
+    /// The feed's id in the room.
+    public var feedId: UInt64
+    /// The publisher's user.
+    public var userId: String
+    /// The publisher's participant id in a meeting; its user id in a live event.
+    public var participantId: String
+    /// The publisher's connection.
+    public var clientId: String
+    /// Its tracks.
+    public var tracks: [MediaTrack]
+
+    /// Makes a feed.
+    public init(feedId: UInt64, userId: String, participantId: String, clientId: String, tracks: [MediaTrack]) {
+        self.feedId = feedId
+        self.userId = userId
+        self.participantId = participantId
+        self.clientId = clientId
+        self.tracks = tracks
+    }
+}
+
+/// One track of a feed.
+public struct MediaTrack: Codable, Sendable, Hashable {
+    /// The track's `mid` in the publisher's session.
+    public var mid: String
+    /// `audio` or `video`.
+    public var kind: String
+    /// The codec the SFU accepted (`opus`, `vp8`, …).
+    public var codec: String?
+
+    /// Makes a track.
+    public init(mid: String, kind: String, codec: String? = nil) {
+        self.mid = mid
+        self.kind = kind
+        self.codec = codec
+    }
+}
+
+/// The arguments of `media.subscribe` and `media.unsubscribe`.
+public struct MediaSubscribeArgs: Codable, Sendable, Hashable {
+    /// The room's stream.
+    public var stream: String
+    /// The feeds (`media.subscribe`: every feed but the caller's own when omitted).
+    public var feeds: [UInt64]?
+
+    /// Makes the arguments.
+    public init(stream: String, feeds: [UInt64]? = nil) {
+        self.stream = stream
+        self.feeds = feeds
+    }
+}
+
+/// What `media.subscribe` and `media.unsubscribe` answer.
+public struct MediaSubscribeResult: Codable, Sendable, Hashable {
+    /// The SFU's offer for the caller's receiving session: answer it with `media.answer`.
+    /// `nil` when nothing changed.
+    public var jsep: SessionDescription?
+    /// The tracks the caller receives now, by `mid` in that session.
+    public var streams: [MediaSubscribedTrack]
+
+    /// Makes the result.
+    public init(jsep: SessionDescription?, streams: [MediaSubscribedTrack]) {
+        self.jsep = jsep
+        self.streams = streams
+    }
+}
+
+/// A track a subscriber receives.
+public struct MediaSubscribedTrack: Codable, Sendable, Hashable {
+    /// Its `mid` in the subscriber's session.
+    public var mid: String
+    /// The feed it comes from.
+    public var feedId: UInt64
+    /// `audio` or `video`.
+    public var kind: String
+
+    /// Makes the track.
+    public init(mid: String, feedId: UInt64, kind: String) {
+        self.mid = mid
+        self.feedId = feedId
+        self.kind = kind
+    }
+}
+
+/// The arguments of `media.answer`.
+public struct MediaAnswerArgs: Codable, Sendable, Hashable {
+    /// The room's stream.
+    public var stream: String
+    /// The caller's answer.
+    public var jsep: SessionDescription
+
+    /// Makes the arguments.
+    public init(stream: String, jsep: SessionDescription) {
+        self.stream = stream
+        self.jsep = jsep
+    }
+}
+
+/// The arguments of `media.trickle`.
+public struct MediaTrickleArgs: Codable, Sendable, Hashable {
+    /// The room's stream.
+    public var stream: String
+    /// Which of the caller's sessions: `publisher` or `subscriber`.
+    public var target: String
+    /// The candidate as `RTCIceCandidate.toJSON()` gives it (`candidate`, `sdpMid`,
+    /// `sdpMLineIndex`); `nil` when gathering is complete.
+    public var candidate: [String: RawJSON]?
+
+    /// Makes the arguments.
+    public init(stream: String, target: String, candidate: [String: RawJSON]?) {
+        self.stream = stream
+        self.target = target
+        self.candidate = candidate
+    }
+}
+
+/// The feeds of a room.
+public struct MediaRoomState: Codable, Sendable, Hashable {
+    /// Every feed published now.
+    public var feeds: [MediaFeed]
+
+    /// Makes the state.
+    public init(feeds: [MediaFeed]) { self.feeds = feeds }
+}
+
+/// The media events, on the room's stream (`meeting:ID`, `live:ID`); data ``MediaEvent``.
+public enum MediaEventType {
+    /// A feed was published: subscribe to it.
+    public static let published = "media.published"
+    /// A feed is gone (unpublished, its publisher lost the right, left, or the SFU lost it).
+    public static let unpublished = "media.unpublished"
+}
+
+/// The data of a media event.
+public struct MediaEvent: Codable, Sendable, Hashable {
+    /// `media.published` or `media.unpublished`.
+    public var type: String
+    /// The feed.
+    public var feed: MediaFeed
+    /// Why it is gone: `unpublished`, `modeChanged`, `left`, `hostExited`, `ended`, `mediaServerLost`.
+    public var reason: String?
+
+    /// Makes the event.
+    public init(type: String, feed: MediaFeed, reason: String? = nil) {
+        self.type = type
+        self.feed = feed
+        self.reason = reason
+    }
+}

@@ -1,0 +1,410 @@
+extension DemoPage {
+    /// The demo's script: a wire-protocol client (commands by id, events by stream) and the
+    /// stage (join, publish with the camera and microphone, receive every other feed,
+    /// renegotiate as feeds come and go, follow mode changes, invite on stage over pub/sub
+    /// as seed 001 does, pin, publish again after the media server came back).
+    static let script = #"""
+    'use strict';
+    const params = new URLSearchParams(location.search);
+    const $ = (id) => document.getElementById(id);
+    const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+    const logLines = [];
+    function log(text) {
+      logLines.push(new Date().toISOString().slice(11, 23) + ' ' + text);
+      $('log').textContent = logLines.slice(-200).join('\n');
+    }
+
+    // One WebSocket: commands answered by id, events handed to onEvent.
+    class Connection {
+      constructor(token, onEvent) {
+        this.nextId = 1;
+        this.pending = new Map();
+        const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+        this.ws = new WebSocket(`${scheme}://${location.host}/v1/connect?token=${encodeURIComponent(token)}`);
+        this.opened = new Promise((resolve, reject) => {
+          this.ws.onopen = resolve;
+          this.ws.onerror = () => reject(Object.assign(new Error('cannot connect'), { name: 'connectionLost' }));
+        });
+        this.ws.onmessage = (message) => {
+          const frame = JSON.parse(message.data);
+          if (frame.event) { onEvent(frame.event); return; }
+          const waiting = this.pending.get(frame.re);
+          if (!waiting) return;
+          this.pending.delete(frame.re);
+          if (frame.error) {
+            waiting.reject(Object.assign(new Error(frame.error.message), { name: frame.error.name, code: frame.error.code }));
+          } else {
+            waiting.resolve(frame.result);
+          }
+        };
+        this.ws.onclose = (event) => {
+          log(`connection closed (${event.code} ${event.reason})`);
+          state.connected = false;
+          for (const waiting of this.pending.values()) waiting.reject(Object.assign(new Error('connection closed'), { name: 'connectionLost' }));
+          this.pending.clear();
+        };
+      }
+      send(op, args = {}) {
+        const id = this.nextId++;
+        this.ws.send(JSON.stringify({ id, op, args }));
+        return new Promise((resolve, reject) => this.pending.set(id, { resolve, reject }));
+      }
+    }
+
+    const state = {
+      connected: false, joined: false, kind: null, id: null, stream: null, role: null, mode: null,
+      participantId: null, publishing: false, myFeed: null, feeds: {}, subscribed: {}, midToFeed: {},
+      participants: {}, pins: {}, invitedBy: null, errors: [], mediaServerLost: 0, republished: 0,
+    };
+    let conn = null, pubPc = null, subPc = null, localStream = null, chain = Promise.resolve();
+    const trackToFeed = {}, remoteStreams = {};
+
+    // Signalling steps run one at a time, in the order events asked for them.
+    function serial(step) {
+      const next = chain.then(step);
+      chain = next.catch(fail);
+      return next;
+    }
+    function fail(error) {
+      state.errors.push({ name: error.name, code: error.code, message: error.message });
+      log(`error: ${error.name}: ${error.message}`);
+    }
+
+    const canPublish = () => state.kind === 'meeting' ? state.mode === 'SEND_AND_RECV' : state.role === 'host';
+    const canReceive = () => state.kind === 'live' || state.mode !== 'SIGNALLING_ONLY';
+
+    async function gathered(pc) {
+      if (pc.iceGatheringState === 'complete') return;
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, 3000);
+        pc.addEventListener('icegatheringstatechange', () => {
+          if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); }
+        });
+      });
+    }
+
+    // MARK: Publishing
+
+    async function publish() {
+      if (pubPc) return;
+      localStream = localStream || await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
+      const pc = new RTCPeerConnection();
+      pubPc = pc;
+      for (const track of localStream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [localStream] });
+      await pc.setLocalDescription(await pc.createOffer());
+      await gathered(pc);
+      try {
+        const result = await conn.send('media.publish', { stream: state.stream, jsep: { type: 'offer', sdp: pc.localDescription.sdp } });
+        await pc.setRemoteDescription(result.jsep);
+        state.publishing = true;
+        state.myFeed = result.feed.feedId;
+        showVideo('local', localStream, `${state.participantId} (you)`, true);
+        if (state.kind === 'meeting') await conn.send('meeting.setMedia', { meetingId: state.id, micOn: true, webcamOn: true });
+        log(`publishing feed ${result.feed.feedId}`);
+      } catch (error) {
+        stopPublishing();
+        throw error;
+      }
+    }
+
+    function stopPublishing() {
+      if (pubPc) pubPc.close();
+      pubPc = null;
+      state.publishing = false;
+      state.myFeed = null;
+      removeVideo('local');
+      if (localStream) localStream.getTracks().forEach((track) => track.stop());
+      localStream = null;
+    }
+
+    // MARK: Receiving
+
+    async function negotiate(result) {
+      for (const stream of result.streams) state.midToFeed[stream.mid] = stream.feedId;
+      if (!result.jsep) return;
+      if (!subPc) {
+        subPc = new RTCPeerConnection();
+        subPc.ontrack = onTrack;
+      }
+      await subPc.setRemoteDescription(result.jsep);
+      await subPc.setLocalDescription(await subPc.createAnswer());
+      await gathered(subPc);
+      await conn.send('media.answer', { stream: state.stream, jsep: { type: 'answer', sdp: subPc.localDescription.sdp } });
+    }
+
+    function onTrack(event) {
+      const feedId = state.midToFeed[event.transceiver.mid];
+      trackToFeed[event.track.id] = feedId;
+      const key = 'feed-' + feedId;
+      const stream = remoteStreams[key] || (remoteStreams[key] = new MediaStream());
+      stream.addTrack(event.track);
+      const feed = state.feeds[feedId];
+      showVideo(key, stream, feed ? feed.participantId : String(feedId), false);
+    }
+
+    async function subscribe(feedIds) {
+      const wanted = feedIds.filter((feedId) => !state.subscribed[feedId] && feedId !== state.myFeed);
+      if (!wanted.length || !canReceive()) return;
+      const result = await conn.send('media.subscribe', { stream: state.stream, feeds: wanted });
+      wanted.forEach((feedId) => { state.subscribed[feedId] = true; });
+      await negotiate(result);
+    }
+
+    async function unsubscribe(feedId) {
+      removeVideo('feed-' + feedId);
+      delete remoteStreams['feed-' + feedId];
+      if (!state.subscribed[feedId]) return;
+      delete state.subscribed[feedId];
+      const result = await conn.send('media.unsubscribe', { stream: state.stream, feeds: [feedId] });
+      await negotiate(result);
+    }
+
+    async function receiveAll() {
+      if (!canReceive()) return;
+      const room = await conn.send('media.feeds', { stream: state.stream });
+      for (const feed of room.feeds) state.feeds[feed.feedId] = feed;
+      await subscribe(room.feeds.filter((feed) => feed.participantId !== state.participantId).map((feed) => feed.feedId));
+    }
+
+    function stopReceiving() {
+      if (subPc) subPc.close();
+      subPc = null;
+      state.subscribed = {};
+      state.midToFeed = {};
+      for (const key of Object.keys(remoteStreams)) { removeVideo(key); delete remoteStreams[key]; }
+    }
+
+    // The media server was lost: every session is gone. Publish again once it is back.
+    async function recover() {
+      state.mediaServerLost += 1;
+      const wasPublishing = state.publishing;
+      stopReceiving();
+      stopPublishing();
+      if (!wasPublishing || !canPublish()) return;
+      for (;;) {
+        try {
+          await publish();
+          state.republished += 1;
+          return;
+        } catch (error) {
+          if (error.name !== 'unavailable') throw error;
+          await sleep(1000);
+        }
+      }
+    }
+
+    // MARK: Events
+
+    function onEvent(event) {
+      const data = event.data || {};
+      switch (event.type) {
+        case 'media.published':
+          state.feeds[data.feed.feedId] = data.feed;
+          if (data.feed.participantId !== state.participantId) serial(() => subscribe([data.feed.feedId]));
+          break;
+        case 'media.unpublished':
+          delete state.feeds[data.feed.feedId];
+          if (data.reason === 'mediaServerLost') {
+            if (!state.recovering) {
+              state.recovering = true;
+              serial(recover).finally(() => { state.recovering = false; });
+            }
+          } else if (data.feed.feedId === state.myFeed) {
+            serial(async () => stopPublishing());
+          } else {
+            serial(() => unsubscribe(data.feed.feedId));
+          }
+          break;
+        case 'meeting.participantJoined':
+        case 'meeting.participantStateChanged':
+          state.participants[data.participant.participantId] = data.participant;
+          break;
+        case 'meeting.participantLeft':
+          delete state.participants[data.participantId];
+          break;
+        case 'meeting.modeChanged':
+          if (state.participants[data.participantId]) state.participants[data.participantId].mode = data.mode;
+          if (data.participantId === state.participantId) serial(() => modeChanged(data.mode));
+          break;
+        case 'meeting.pinStateChanged':
+          state.pins[data.participantId] = data.pinState;
+          break;
+        case 'meeting.ended':
+        case 'live.ended':
+          stopPublishing();
+          stopReceiving();
+          state.joined = false;
+          log('ended');
+          break;
+        case 'pubsub.message':
+          onPubSub(data.message);
+          break;
+      }
+      render();
+    }
+
+    async function modeChanged(mode) {
+      state.mode = mode;
+      if (mode !== 'SEND_AND_RECV') stopPublishing();
+      if (mode === 'SIGNALLING_ONLY') stopReceiving();
+      if (mode === 'SEND_AND_RECV') await publish();
+      if (mode !== 'SIGNALLING_ONLY' && !subPc) await receiveAll();
+    }
+
+    // Seed 001's invitation on stage: HOSTREQUESTED to the viewer, ACK back.
+    function onPubSub(message) {
+      if (message.topic !== 'HOSTREQUESTED' || !message.payload || message.payload.receiverId !== state.participantId) return;
+      state.invitedBy = message.payload.senderId;
+      log(`${message.payload.senderName} invites you on stage`);
+      if (params.get('autoAccept') === '1') { serial(() => answerInvite(true)); } else { $('invite').style.display = 'block'; }
+    }
+
+    async function answerInvite(accept) {
+      $('invite').style.display = 'none';
+      if (accept) await conn.send('meeting.changeMode', { meetingId: state.id, mode: 'SEND_AND_RECV' });
+      await conn.send('pubsub.publish', {
+        meetingId: state.id, topic: 'ACK', message: accept ? 'ACCEPTED' : 'DECLINED',
+        payload: { receiverId: state.invitedBy, accepterName: state.participantId },
+      });
+    }
+
+    // MARK: Joining
+
+    async function join(options) {
+      conn = new Connection(options.token, onEvent);
+      await conn.opened;
+      state.connected = true;
+      let position;
+      if (options.live) {
+        state.kind = 'live';
+        state.id = options.live;
+        state.role = options.role === 'host' ? 'host' : 'participant';
+        state.participantId = options.userId;
+        const entry = await conn.send(state.role === 'host' ? 'live.enterAsHost' : 'live.enter', { liveEventId: state.id });
+        position = entry.position;
+        state.stream = 'live:' + state.id;
+      } else {
+        state.kind = 'meeting';
+        state.id = options.meeting;
+        state.mode = options.mode;
+        state.participantId = options.participant;
+        const result = await conn.send('meeting.join', {
+          meetingId: state.id, participantId: options.participant, name: options.name || options.participant, mode: options.mode,
+        });
+        if (result.status !== 'joined') throw Object.assign(new Error('waiting for a moderator'), { name: 'waiting' });
+        for (const participant of result.meeting.participants) state.participants[participant.participantId] = participant;
+        position = result.position;
+        state.stream = 'meeting:' + state.id;
+      }
+      await conn.send('stream.subscribe', { stream: state.stream, since: position });
+      state.joined = true;
+      $('controls').hidden = false;
+      log(`joined ${state.stream} as ${state.participantId}`);
+      if (canPublish() && params.get('publish') !== '0') await publish();
+      await receiveAll();
+      render();
+    }
+
+    // MARK: The page
+
+    function showVideo(key, stream, label, muted) {
+      let figure = document.getElementById(key);
+      if (!figure) {
+        figure = document.createElement('figure');
+        figure.id = key;
+        figure.innerHTML = '<video autoplay playsinline></video><figcaption></figcaption>';
+        $('videos').appendChild(figure);
+      }
+      const video = figure.querySelector('video');
+      video.muted = muted;
+      if (video.srcObject !== stream) video.srcObject = stream;
+      figure.querySelector('figcaption').textContent = label;
+    }
+
+    function removeVideo(key) {
+      const figure = document.getElementById(key);
+      if (figure) figure.remove();
+    }
+
+    function render() {
+      const list = $('participants');
+      list.textContent = '';
+      for (const participant of Object.values(state.participants)) {
+        const item = document.createElement('li');
+        item.textContent = `${participant.name} (${participant.mode}) `;
+        if (participant.participantId !== state.participantId) {
+          const invite = document.createElement('button');
+          invite.textContent = 'Invite on stage';
+          invite.onclick = () => serial(() => demo.invite(participant.participantId));
+          item.appendChild(invite);
+        }
+        const pin = document.createElement('button');
+        pin.textContent = state.pins[participant.participantId] && state.pins[participant.participantId].cam ? 'Unpin' : 'Pin';
+        pin.onclick = () => serial(() => demo.pin(participant.participantId));
+        item.appendChild(pin);
+        list.appendChild(item);
+      }
+      $('status').textContent = state.publishing ? 'on stage' : (state.joined ? 'watching' : '');
+    }
+
+    async function stats() {
+      const feeds = {};
+      if (subPc) {
+        const report = await subPc.getStats();
+        report.forEach((entry) => {
+          if (entry.type !== 'inbound-rtp') return;
+          const feedId = state.midToFeed[entry.mid] ?? trackToFeed[entry.trackIdentifier];
+          if (feedId === undefined || !state.subscribed[feedId]) return;
+          const feed = feeds[feedId] || (feeds[feedId] = { participantId: state.feeds[feedId] && state.feeds[feedId].participantId, framesDecoded: 0, audioBytes: 0 });
+          if (entry.kind === 'video') feed.framesDecoded = entry.framesDecoded || 0;
+          if (entry.kind === 'audio') feed.audioBytes = entry.bytesReceived || 0;
+        });
+      }
+      return feeds;
+    }
+
+    // What tests (and the console) use.
+    window.demo = {
+      join, publish, stats,
+      state: () => JSON.parse(JSON.stringify(state)),
+      send: (op, args) => conn.send(op, args),
+      changeMode: (mode) => conn.send('meeting.changeMode', { meetingId: state.id, mode }),
+      invite: (participantId) => conn.send('pubsub.publish', {
+        meetingId: state.id, topic: 'HOSTREQUESTED', message: 'Request for mode change your mode',
+        payload: { receiverId: participantId, senderName: state.participantId, senderId: state.participantId },
+      }),
+      pin: (participantId) => conn.send(state.pins[participantId] && state.pins[participantId].cam ? 'meeting.unpin' : 'meeting.pin',
+        { meetingId: state.id, participantId, pinType: 'CAM' }),
+      setMic: (on) => { if (localStream) localStream.getAudioTracks().forEach((track) => { track.enabled = on; }); return conn.send('meeting.setMedia', { meetingId: state.id, micOn: on }); },
+      setCamera: (on) => { if (localStream) localStream.getVideoTracks().forEach((track) => { track.enabled = on; }); return conn.send('meeting.setMedia', { meetingId: state.id, webcamOn: on }); },
+    };
+
+    $('join').onsubmit = (event) => {
+      event.preventDefault();
+      const form = new FormData(event.target);
+      const name = form.get('name') || 'guest';
+      join({ token: form.get('token'), meeting: form.get('meeting'), participant: name, name, mode: form.get('mode') }).catch(fail);
+    };
+    $('accept').onclick = () => serial(() => answerInvite(true));
+    $('decline').onclick = () => serial(() => answerInvite(false));
+    $('leave').onclick = () => { stopPublishing(); stopReceiving(); conn.ws.close(1000); };
+    $('mic').onclick = () => serial(async () => {
+      const on = !(localStream && localStream.getAudioTracks().some((track) => track.enabled));
+      await demo.setMic(on);
+      $('mic').textContent = on ? 'Mute mic' : 'Unmute mic';
+    });
+    $('cam').onclick = () => serial(async () => {
+      const on = !(localStream && localStream.getVideoTracks().some((track) => track.enabled));
+      await demo.setCamera(on);
+      $('cam').textContent = on ? 'Camera off' : 'Camera on';
+    });
+
+    if (params.get('join') === '1') {
+      const participant = params.get('participant') || params.get('user') || 'guest';
+      join({
+        token: params.get('token'), meeting: params.get('meeting') || 'demo', participant, name: params.get('name') || participant,
+        mode: params.get('mode') || 'SEND_AND_RECV', live: params.get('live'), role: params.get('role'), userId: params.get('user'),
+      }).catch(fail);
+    }
+    """#
+}

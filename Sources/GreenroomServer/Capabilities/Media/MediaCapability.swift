@@ -1,0 +1,50 @@
+import GreenroomProtocol
+import ServiceLifecycle
+
+/// Live audio and video for meetings and live events, through the SFU: the signalling
+/// operations (``MediaOperation``), checked against the rules the meetings and live events
+/// register with the ``MediaPlane``; the SFU connection (and the Janus it runs) as services.
+struct MediaCapability: Capability {
+    let plane: MediaPlane
+    let backend: MediaBackend
+
+    init(_ core: CoreServices) {
+        plane = core.media
+        backend = core.mediaBackend
+    }
+
+    var services: [any Service] { backend.services }
+
+    /// The media demo page at `/demo/`.
+    func addRoutes(_ routes: RestRoutes) {
+        DemoPage.addRoutes(to: routes.router)
+    }
+
+    func connectionEnded(clientId: String) async {
+        await plane.connectionEnded(clientId: clientId)
+    }
+
+    func registerOperations(_ router: inout CommandRouter) {
+        let plane = plane
+        router.on(MediaOperation.publish) { context, args in try await plane.publish(args, caller: context.caller) }
+        router.on(MediaOperation.unpublish) { context, args in
+            try await plane.unpublish(args, caller: context.caller)
+            return EmptyResult()
+        }
+        router.on(MediaOperation.subscribe) { context, args in try await plane.subscribe(args, caller: context.caller) }
+        router.on(MediaOperation.unsubscribe) { context, args in try await plane.unsubscribe(args, caller: context.caller) }
+        router.on(MediaOperation.answer) { context, args in
+            try await plane.answer(args, caller: context.caller)
+            return EmptyResult()
+        }
+        router.on(MediaOperation.trickle) { context, args in
+            try await plane.trickle(args, caller: context.caller)
+            return EmptyResult()
+        }
+        router.on(MediaOperation.feeds) { context, args in try await plane.feeds(args, caller: context.caller) }
+        router.on(MediaOperation.leave) { context, args in
+            await plane.leave(args, caller: context.caller)
+            return EmptyResult()
+        }
+    }
+}

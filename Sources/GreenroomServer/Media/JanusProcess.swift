@@ -1,0 +1,194 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A local Janus that Greenroom starts and keeps running (`greenroom serve --media`): its
+/// configuration is generated in `<data dir>/janus/` (the VideoRoom plugin and the
+/// WebSocket transport only, both on loopback, no admin API), and when it dies it is
+/// started again after a second.
+final class JanusProcess: Service, Sendable {
+    let executable: String
+    let directory: String
+    /// The port of its WebSocket API on 127.0.0.1.
+    let port: Int
+    private let logger: Logger
+    private let current = Mutex<Process?>(nil)
+
+    /// The WebSocket URL of its API.
+    var url: String { "ws://127.0.0.1:\(port)" }
+
+    /// The process id of the running Janus (for tests that kill it).
+    var pid: Int32? { current.withLock { process in process.map { $0.isRunning ? $0.processIdentifier : nil } ?? nil } }
+
+    /// Writes the configuration for a Janus at `executable` into `directory`, with its API
+    /// on a free loopback port.
+    /// `iceInterfaces` limits the interfaces Janus gathers ICE candidates on (`lo` when
+    /// everything runs on one machine); all when `nil`.
+    init(executable: String, directory: String, iceInterfaces: String?, logger: Logger) throws {
+        self.executable = executable
+        self.directory = directory
+        self.logger = logger
+        self.port = try Self.freePort()
+        try JanusConfiguration(port: port, directory: directory, libraries: try Self.libraryFolder(of: executable),
+                               iceInterfaces: iceInterfaces).write()
+    }
+
+    func run() async throws {
+        await withGracefulShutdownHandler {
+            while !Task.isCancelled && !Task.isShuttingDownGracefully {
+                let status = await runOnce()
+                guard !Task.isCancelled && !Task.isShuttingDownGracefully else { break }
+                logger.error("Janus exited (status \(status.map(String.init) ?? "unknown")); starting it again in a second; its log: \(directory)/janus.log")
+                try? await Task.sleep(for: .seconds(1))
+            }
+        } onGracefulShutdown: {
+            self.stop()
+        }
+        stop()
+    }
+
+    /// Runs Janus until it exits; returns its status (`nil` when it could not start).
+    private func runOnce() async -> Int32? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["-F", directory, "-C", "\(directory)/janus.jcfg", "-o", "-L", "\(directory)/janus.log"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
+            process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
+            do {
+                try process.run()
+                current.withLock { $0 = process }
+                logger.info("started Janus (pid \(process.processIdentifier)) with its API on \(url)")
+            } catch {
+                process.terminationHandler = nil
+                logger.error("cannot start Janus at \(executable): \(error)")
+                continuation.resume(returning: nil)
+            }
+        }
+    }
+
+    /// Stops Janus: SIGTERM, then SIGKILL if it is still there after two seconds.
+    func stop() {
+        guard let process = current.withLock({ $0 }), process.isRunning else { return }
+        process.terminate()
+        let pid = process.processIdentifier
+        Task.detached {
+            try? await Task.sleep(for: .seconds(2))
+            if process.isRunning { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// A port free on 127.0.0.1 now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw GreenroomServerError.invalidConfiguration("cannot open a socket to find a free port") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw GreenroomServerError.invalidConfiguration("cannot find a free port for Janus") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// Where Janus's plugins and transports are: `<prefix>/lib/<triplet>/janus` (Debian) or
+    /// `<prefix>/lib/janus` (a build from source), beside the `bin` that holds `executable`.
+    static func libraryFolder(of executable: String) throws -> String {
+        let prefix = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().path
+        let fileManager = FileManager.default
+        var candidates = ["\(prefix)/lib/janus"]
+        if let entries = try? fileManager.contentsOfDirectory(atPath: "\(prefix)/lib") {
+            candidates += entries.sorted().map { "\(prefix)/lib/\($0)/janus" }
+        }
+        guard let folder = candidates.first(where: { fileManager.fileExists(atPath: "\($0)/plugins/libjanus_videoroom.so") }) else {
+            throw GreenroomServerError.invalidConfiguration(
+                "Janus's VideoRoom plugin (libjanus_videoroom.so) is not in \(prefix)/lib/janus or \(prefix)/lib/*/janus")
+        }
+        return folder
+    }
+}
+
+/// The configuration Greenroom writes for the Janus it runs: only the VideoRoom plugin and
+/// the WebSocket transport load, the API is on loopback, sessions time out after 60 s
+/// without a keepalive.
+struct JanusConfiguration {
+    let port: Int
+    let directory: String
+    /// The folder holding `plugins/`, `transports/`, `events/` and `loggers/`.
+    let libraries: String
+    /// The interfaces ICE may use (`ice_enforce_list`), or all.
+    let iceInterfaces: String?
+
+    func write() throws {
+        let fileManager = FileManager.default
+        try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        func others(_ folder: String, keeping kept: String) -> String {
+            let all = (try? fileManager.contentsOfDirectory(atPath: "\(libraries)/\(folder)")) ?? []
+            return all.filter { $0.hasSuffix(".so") && $0 != kept }.sorted().joined(separator: ",")
+        }
+        let main = """
+            general: {
+                configs_folder = "\(directory)"
+                plugins_folder = "\(libraries)/plugins"
+                transports_folder = "\(libraries)/transports"
+                events_folder = "\(libraries)/events"
+                loggers_folder = "\(libraries)/loggers"
+                debug_level = 3
+                session_timeout = 60
+                server_name = "Greenroom media"
+            }
+            media: {
+                rtp_port_range = "20000-60000"
+            }
+            nat: {
+            \(iceInterfaces.map { "    ice_enforce_list = \"\($0)\"" } ?? "")
+            }
+            plugins: {
+                disable = "\(others("plugins", keeping: "libjanus_videoroom.so"))"
+            }
+            transports: {
+                disable = "\(others("transports", keeping: "libjanus_websockets.so"))"
+            }
+            events: {
+                broadcast = false
+                disable = "\(others("events", keeping: ""))"
+            }
+            loggers: {
+                disable = "\(others("loggers", keeping: ""))"
+            }
+
+            """
+        let videoRoom = """
+            general: {
+                string_ids = false
+            }
+
+            """
+        let webSockets = """
+            general: {
+                json = "compact"
+                ws = true
+                ws_port = \(port)
+                ws_ip = "127.0.0.1"
+                wss = false
+            }
+            admin: {
+                admin_ws = false
+                admin_wss = false
+            }
+
+            """
+        for (name, text) in [("janus.jcfg", main), ("janus.plugin.videoroom.jcfg", videoRoom), ("janus.transport.websockets.jcfg", webSockets)] {
+            let path = "\(directory)/\(name)"
+            guard fileManager.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+                throw GreenroomServerError.invalidConfiguration("cannot write \(path)")
+            }
+        }
+    }
+}

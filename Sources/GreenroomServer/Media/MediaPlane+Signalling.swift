@@ -1,0 +1,277 @@
+import Foundation
+import GreenroomProtocol
+
+extension MediaPlane {
+    // MARK: Publishing
+
+    /// Publishes the caller's offer in the room of `args.stream` (or renegotiates its feed),
+    /// once the room's owner allows it; announces the feed with `media.published`.
+    func publish(_ args: MediaPublishArgs, caller: Caller) async throws -> MediaPublishResult {
+        let gateway = try requireGateway()
+        guard args.jsep.type == "offer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an offer") }
+        let rights = try await rights(caller, stream: args.stream)
+        if let refusal = rights.publishRefusal { throw refusal }
+        let key = MemberKey(clientId: caller.clientId, stream: args.stream)
+        if let handle = member(key)?.publisher, let feed = member(key)?.feed {
+            let (_, jsep) = try await relay { try await gateway.plugin(handle, ["request": "configure"], jsep: args.jsep) }
+            return MediaPublishResult(jsep: try Self.require(jsep, "answer"), feed: feed)
+        }
+        let room = try await room(args.stream, gateway: gateway)
+        let stream = args.stream
+        let handle = try await gateway.attach { [weak self] message in
+            self?.publisherEvent(message, key: key)
+        }
+        let feedId = Self.randomId()
+        let join: [String: RawJSON] = [
+            "request": "joinandconfigure", "ptype": "publisher", "room": .number(Double(room.room)),
+            "id": .number(Double(feedId)), "display": .string(rights.participantId),
+        ]
+        let answer: (data: RawJSON, jsep: SessionDescription?)
+        do {
+            answer = try await relay {
+                do {
+                    return try await gateway.plugin(handle, join, jsep: args.jsep)
+                } catch let error as JanusError where error.code == JanusError.noSuchRoom {
+                    try await self.create(room, gateway: gateway)
+                    return try await gateway.plugin(handle, join, jsep: args.jsep)
+                }
+            }
+        } catch {
+            await gateway.detach(handle)
+            throw error
+        }
+        let feed = MediaFeed(feedId: feedId, userId: caller.userId, participantId: rights.participantId, clientId: caller.clientId,
+                             tracks: Self.tracks(answer.data["streams"], offer: args.jsep.sdp))
+        update(key) { member in
+            member.publisher = handle
+            member.feed = feed
+            member.announced = false
+        }
+        // The right may have gone while Janus answered (a mode change that found no feed yet).
+        if let refusal = try? await self.rights(caller, stream: stream).publishRefusal {
+            await stopPublishing(key, reason: "modeChanged")
+            throw refusal
+        }
+        return MediaPublishResult(jsep: try Self.require(answer.jsep, "answer"), feed: feed)
+    }
+
+    /// Stores a member's feed and announces it with `media.published`, once.
+    func announcePublished(_ key: MemberKey) async {
+        var feed: MediaFeed?
+        update(key) { member in
+            guard !member.announced else { return }
+            member.announced = true
+            feed = member.feed
+        }
+        guard let feed else { return }
+        do {
+            try await events.transact { transaction in
+                try await transaction.save(MediaFeedRecord(stream: key.stream, feed: feed))
+                _ = try await transaction.append([try Self.event(key.stream, MediaEvent(type: MediaEventType.published, feed: feed))])
+            }
+        } catch {
+            logger.error("cannot announce feed \(feed.feedId) in \(key.stream): \(error)")
+        }
+        // Stopped while it was being announced: announce it gone.
+        if member(key)?.feed?.feedId != feed.feedId { await announceGone(feed, stream: key.stream, reason: "unpublished") }
+    }
+
+    /// Stops the caller's feed in a room.
+    func unpublish(_ ref: MediaRoomRef, caller: Caller) async throws {
+        _ = try requireGateway()
+        let key = MemberKey(clientId: caller.clientId, stream: ref.stream)
+        guard member(key)?.publisher != nil else { throw GreenroomError(.notFound, "not publishing in \(ref.stream)") }
+        await stopPublishing(key, reason: "unpublished")
+    }
+
+    /// Removes a member's publisher from the room and announces its feed gone.
+    func stopPublishing(_ key: MemberKey, reason: String) async {
+        var removed: (UInt64, MediaFeed?)?
+        update(key) { member in
+            if let handle = member.publisher { removed = (handle, member.feed) }
+            member.publisher = nil
+            member.feed = nil
+        }
+        guard let (handle, feed) = removed else { return }
+        await gateway?.detach(handle)
+        if let feed { await announceGone(feed, stream: key.stream, reason: reason) }
+    }
+
+    /// Janus's notifications to a publisher's handle: once its media is up (`webrtcup`) the
+    /// feed is announced, since Janus lets nobody subscribe before; when it hangs up (the
+    /// client's peer connection closed or failed) or is kicked, its feed is gone.
+    func publisherEvent(_ message: RawJSON, key: MemberKey) {
+        let kind = message["janus"]?.stringValue
+        if kind == "webrtcup" {
+            Task { await announcePublished(key) }
+            return
+        }
+        let data = message["plugindata"]?["data"]
+        let gone = kind == "hangup" || kind == "detached" || data?["leaving"]?.stringValue == "ok" || data?["videoroom"]?.stringValue == "destroyed"
+        guard gone else { return }
+        Task { await stopPublishing(key, reason: "unpublished") }
+    }
+
+    // MARK: Receiving
+
+    /// Adds feeds to the caller's receiving session (every other feed in the room when
+    /// `args.feeds` is `nil`); answers with the SFU's offer.
+    func subscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
+        let gateway = try requireGateway()
+        if let refusal = try await rights(caller, stream: args.stream).receiveRefusal { throw refusal }
+        let room = try await room(args.stream, gateway: gateway)
+        let key = MemberKey(clientId: caller.clientId, stream: args.stream)
+        let published = try await storage.list(MediaFeedRecord.self, RecordQuery(kind: MediaFeedRecord.recordKind, scope: args.stream, limit: 1_000))
+        let wanted = args.feeds.map(Set.init)
+        let feeds = published.map(\.feed).filter { feed in wanted?.contains(feed.feedId) ?? (feed.clientId != caller.clientId) }
+        if let wanted, let missing = wanted.subtracting(feeds.map(\.feedId)).first {
+            throw GreenroomError(.notFound, "no feed \(missing) in \(args.stream)")
+        }
+        let streams: [RawJSON] = feeds.map { ["feed": .number(Double($0.feedId))] }
+        if let handle = member(key)?.subscriber {
+            guard !streams.isEmpty else { return MediaSubscribeResult(jsep: nil, streams: []) }
+            let answer = try await relay { try await gateway.plugin(handle, ["request": "subscribe", "streams": .array(streams)]) }
+            return MediaSubscribeResult(jsep: answer.jsep, streams: Self.subscribed(answer.data["streams"]))
+        }
+        guard !streams.isEmpty else { return MediaSubscribeResult(jsep: nil, streams: []) }
+        let handle = try await gateway.attach { _ in }
+        do {
+            let answer = try await relay {
+                try await gateway.plugin(handle, [
+                    "request": "join", "ptype": "subscriber", "room": .number(Double(room.room)),
+                    "streams": .array(streams), "autoupdate": false, "use_msid": true,
+                ])
+            }
+            update(key) { $0.subscriber = handle }
+            return MediaSubscribeResult(jsep: try Self.require(answer.jsep, "offer"), streams: Self.subscribed(answer.data["streams"]))
+        } catch {
+            await gateway.detach(handle)
+            throw error
+        }
+    }
+
+    /// Removes feeds from the caller's receiving session; answers with the SFU's new offer.
+    func unsubscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
+        let gateway = try requireGateway()
+        guard let handle = member(MemberKey(clientId: caller.clientId, stream: args.stream))?.subscriber else {
+            throw GreenroomError(.notFound, "not receiving in \(args.stream)")
+        }
+        let feeds = args.feeds ?? []
+        guard !feeds.isEmpty else { throw GreenroomError(.invalidParameterValue, "name the feeds to stop receiving") }
+        let answer = try await relay {
+            try await gateway.plugin(handle, ["request": "unsubscribe", "streams": .array(feeds.map { ["feed": .number(Double($0))] })])
+        }
+        return MediaSubscribeResult(jsep: answer.jsep, streams: Self.subscribed(answer.data["streams"]))
+    }
+
+    /// The caller's answer to its receiving session's last offer.
+    func answer(_ args: MediaAnswerArgs, caller: Caller) async throws {
+        let gateway = try requireGateway()
+        guard args.jsep.type == "answer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an answer") }
+        guard let handle = member(MemberKey(clientId: caller.clientId, stream: args.stream))?.subscriber else {
+            throw GreenroomError(.notFound, "not receiving in \(args.stream): media.subscribe first")
+        }
+        _ = try await relay { try await gateway.plugin(handle, ["request": "start"], jsep: args.jsep) }
+    }
+
+    /// One of the caller's ICE candidates for its publishing or receiving session.
+    func trickle(_ args: MediaTrickleArgs, caller: Caller) async throws {
+        let gateway = try requireGateway()
+        let member = member(MemberKey(clientId: caller.clientId, stream: args.stream))
+        let handle: UInt64?
+        switch args.target {
+        case "publisher": handle = member?.publisher
+        case "subscriber": handle = member?.subscriber
+        default: throw GreenroomError(.invalidParameterValue, "target must be publisher or subscriber")
+        }
+        guard let handle else { throw GreenroomError(.notFound, "no \(args.target) session in \(args.stream)") }
+        try await relay { try await gateway.trickle(handle, candidate: args.candidate) }
+    }
+
+    /// The room's feeds, for a caller that may receive them.
+    func feeds(_ ref: MediaRoomRef, caller: Caller) async throws -> MediaRoomState {
+        if let refusal = try await rights(caller, stream: ref.stream).receiveRefusal { throw refusal }
+        let records = try await storage.list(MediaFeedRecord.self, RecordQuery(kind: MediaFeedRecord.recordKind, scope: ref.stream, limit: 1_000))
+        return MediaRoomState(feeds: records.map(\.feed))
+    }
+
+    // MARK: Leaving and losing rights
+
+    /// Stops publishing and receiving in a room.
+    func leave(_ ref: MediaRoomRef, caller: Caller) async {
+        await leave(MemberKey(clientId: caller.clientId, stream: ref.stream), reason: "left")
+    }
+
+    func leave(_ key: MemberKey, reason: String) async {
+        await stopPublishing(key, reason: reason)
+        var subscriber: UInt64?
+        update(key) { member in
+            subscriber = member.subscriber
+            member.subscriber = nil
+        }
+        if let subscriber { await gateway?.detach(subscriber) }
+    }
+
+    /// A connection closed: its handles in every room go.
+    func connectionEnded(clientId: String) async {
+        for (key, _) in members(clientId: clientId) { await leave(key, reason: "left") }
+    }
+
+    /// The room's owner took rights away from a client (a mode change, an exit): what it
+    /// may no longer do is undone at once.
+    func revoke(stream: String, clientId: String, publish: Bool, receive: Bool, reason: String) async {
+        let key = MemberKey(clientId: clientId, stream: stream)
+        if receive {
+            await leave(key, reason: reason)
+        } else if publish {
+            await stopPublishing(key, reason: reason)
+        }
+    }
+
+    // MARK: Helpers
+
+    /// Runs a request to the SFU; a refusal of Janus's becomes an `invalidParameterValue`
+    /// (the client's SDP or feed list), its absence `unavailable`.
+    @discardableResult
+    func relay<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as JanusError {
+            throw GreenroomError(.invalidParameterValue, "the media server refused: \(error.reason) (\(error.code))")
+        }
+    }
+
+    static func require(_ jsep: SessionDescription?, _ type: String) throws -> SessionDescription {
+        guard let jsep, jsep.type == type else { throw GreenroomError(.internalError, "the media server sent no \(type)") }
+        return jsep
+    }
+
+    /// A publisher's tracks from Janus's `streams` list, or from the m-lines of its offer.
+    static func tracks(_ streams: RawJSON?, offer: String) -> [MediaTrack] {
+        if let streams = streams?.arrayValue, !streams.isEmpty {
+            return streams.compactMap { stream in
+                guard let mid = stream["mid"]?.stringValue, let kind = stream["type"]?.stringValue, kind != "data" else { return nil }
+                return MediaTrack(mid: mid, kind: kind, codec: stream["codec"]?.stringValue)
+            }
+        }
+        var tracks: [MediaTrack] = []
+        var kind: String?
+        for line in offer.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") { kind = line.dropFirst(2).split(separator: " ").first.map(String.init) }
+            if line.hasPrefix("a=mid:"), let current = kind, current == "audio" || current == "video" {
+                tracks.append(MediaTrack(mid: String(line.dropFirst(6)), kind: current))
+            }
+        }
+        return tracks
+    }
+
+    /// The active tracks of a subscriber's `streams` list.
+    static func subscribed(_ streams: RawJSON?) -> [MediaSubscribedTrack] {
+        (streams?.arrayValue ?? []).compactMap { stream in
+            guard stream["active"]?.boolValue != false, let mid = stream["mid"]?.stringValue,
+                  let feed = stream["feed_id"]?.numberValue.flatMap(UInt64.init(exactly:)),
+                  let kind = stream["type"]?.stringValue, kind != "data" else { return nil }
+            return MediaSubscribedTrack(mid: mid, feedId: feed, kind: kind)
+        }
+    }
+}

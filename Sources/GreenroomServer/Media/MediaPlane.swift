@@ -1,0 +1,258 @@
+import Foundation
+import GreenroomProtocol
+import Logging
+import Synchronization
+
+/// What the owner of a room (a meeting, a live event) lets the caller do with media.
+struct MediaRights: Sendable {
+    /// How the caller is named in the room: its participant id in a meeting, its user id in
+    /// a live event.
+    var participantId: String
+    /// Why the caller may not publish, or `nil` when it may.
+    var publishRefusal: GreenroomError?
+    /// Why the caller may not receive, or `nil` when it may.
+    var receiveRefusal: GreenroomError?
+}
+
+/// The owner of a kind of media room: it decides who may publish and receive, from its own
+/// state (a meeting participant's mode, a live event's state and hosts).
+protocol MediaRoomRules: Sendable {
+    /// The caller's rights in the room of `roomId`; throws when the caller is not in it.
+    func mediaRights(_ caller: Caller, roomId: String) async throws -> MediaRights
+}
+
+/// A room on the SFU, as stored: its Janus room number and the secret that manages it.
+struct MediaRoomRecord: StoredRecord {
+    static let recordKind = "media-room"
+    var stream: String
+    var room: UInt64
+    var secret: String
+
+    var recordId: String { stream }
+}
+
+/// A feed published in a room, stored with the `media.published` event that announced it
+/// and removed with the `media.unpublished` one.
+struct MediaFeedRecord: StoredRecord {
+    static let recordKind = "media-feed"
+    var stream: String
+    var feed: MediaFeed
+
+    var recordScope: String { stream }
+    var recordId: String { String(feed.feedId) }
+}
+
+/// The media control plane: Greenroom's side of the SFU. It makes a Janus VideoRoom for each
+/// meeting and live event that uses media, holds the Janus handles of this node's clients
+/// (one to publish, one to receive, per client and room), relays their signalling after the
+/// room's owner has checked their rights, and announces feeds on the room's stream.
+///
+/// Rights are enforced here, at the SFU: a client never holds a Janus handle or room secret,
+/// so a refused publish never reaches Janus, and a participant that loses the right has its
+/// publisher removed by Greenroom.
+final class MediaPlane: Sendable {
+    /// The SFU, or `nil` when the server runs without media.
+    let gateway: JanusGateway?
+    let storage: any GreenroomStorage
+    let events: EventLog
+    let logger: Logger
+    /// The rules of each kind of room.
+    private let rules = Mutex<[StreamKind: any MediaRoomRules]>([:])
+
+    struct MemberKey: Hashable, Sendable {
+        let clientId: String
+        let stream: String
+    }
+
+    /// One client's handles in one room.
+    struct Member: Sendable {
+        var publisher: UInt64?
+        var feed: MediaFeed?
+        /// Whether its feed was announced (its media is up).
+        var announced = false
+        var subscriber: UInt64?
+    }
+
+    private struct State {
+        /// The rooms made on the SFU in its current session.
+        var rooms: [String: MediaRoomRecord] = [:]
+        var members: [MemberKey: Member] = [:]
+        /// A handle for room management, attached on first use.
+        var manager: UInt64?
+    }
+
+    private let state = Mutex(State())
+
+    init(gateway: JanusGateway?, storage: any GreenroomStorage, events: EventLog, logger: Logger) {
+        self.gateway = gateway
+        self.storage = storage
+        self.events = events
+        self.logger = logger
+        gateway?.onSessionLost { [weak self] in
+            guard let self else { return }
+            Task { await self.sessionLost() }
+        }
+    }
+
+    /// Registers the rules of a kind of room.
+    func register(_ kind: StreamKind, rules: any MediaRoomRules) {
+        self.rules.withLock { $0[kind] = rules }
+    }
+
+    static let disabled = GreenroomError(
+        .unavailable, "media is not enabled on this server: run `greenroom serve --media` (Janus on PATH) or `--janus-url ws://…`")
+
+    /// The gateway when media is enabled and the SFU is connected.
+    func requireGateway() throws -> JanusGateway {
+        guard let gateway else { throw Self.disabled }
+        guard gateway.isReady else { throw JanusGateway.unavailable }
+        return gateway
+    }
+
+    /// The caller's rights in the room of `stream`.
+    func rights(_ caller: Caller, stream: String) async throws -> MediaRights {
+        let kind = StreamKind(of: stream)
+        guard let id = kind.id(in: stream), let rules = rules.withLock({ $0[kind] }) else {
+            throw GreenroomError(.invalidParameterValue, "\(stream) is not a meeting's or live event's stream")
+        }
+        return try await rules.mediaRights(caller, roomId: id)
+    }
+
+    func member(_ key: MemberKey) -> Member? { state.withLock { $0.members[key] } }
+
+    func update(_ key: MemberKey, _ body: (inout Member) -> Void) {
+        state.withLock { state in
+            var member = state.members[key] ?? Member()
+            body(&member)
+            state.members[key] = member.publisher == nil && member.subscriber == nil ? nil : member
+        }
+    }
+
+    /// The members of this node in `stream`, or of `clientId` in any room.
+    func members(stream: String? = nil, clientId: String? = nil) -> [(MemberKey, Member)] {
+        state.withLock { state in
+            state.members.filter { key, _ in (stream == nil || key.stream == stream) && (clientId == nil || key.clientId == clientId) }
+                .map { ($0.key, $0.value) }
+        }
+    }
+
+    // MARK: Rooms
+
+    /// The room of `stream` on the SFU, made (and stored) on first use.
+    func room(_ stream: String, gateway: JanusGateway) async throws -> MediaRoomRecord {
+        if let known = state.withLock({ $0.rooms[stream] }) { return known }
+        let record = try await events.transact { transaction in
+            if let existing = try await transaction.load(MediaRoomRecord.self, id: stream) { return existing }
+            let record = MediaRoomRecord(stream: stream, room: Self.randomId(), secret: Secrets.randomHex(bytes: 16))
+            _ = try await transaction.insert(try record.asRecord())
+            return try await transaction.load(MediaRoomRecord.self, id: stream) ?? record
+        }
+        try await create(record, gateway: gateway)
+        state.withLock { $0.rooms[stream] = record }
+        return record
+    }
+
+    /// Makes the room on the SFU (again, after Janus restarted); one that exists is fine.
+    func create(_ record: MediaRoomRecord, gateway: JanusGateway) async throws {
+        let manager = try await managerHandle(gateway)
+        do {
+            _ = try await gateway.plugin(manager, [
+                "request": "create", "room": .number(Double(record.room)), "secret": .string(record.secret),
+                "description": .string(record.stream), "publishers": 16, "is_private": true,
+                "audiolevel_event": true, "notify_joining": false, "permanent": false,
+            ])
+        } catch let error as JanusError where error.code == JanusError.roomExists {}
+    }
+
+    /// Forgets the room of `stream` and destroys it on the SFU: the meeting or live event
+    /// ended. This node's clients lose their handles; the stored feeds go.
+    func roomEnded(_ stream: String) async {
+        let local = members(stream: stream)
+        state.withLock { state in
+            for (key, _) in local { state.members[key] = nil }
+            state.rooms[stream] = nil
+        }
+        if let gateway, gateway.isReady {
+            for (_, member) in local {
+                for handle in [member.publisher, member.subscriber].compactMap({ $0 }) { await gateway.detach(handle) }
+            }
+        }
+        do {
+            let record = try await events.transact { transaction -> MediaRoomRecord? in
+                _ = try await transaction.deleteRecords(kind: MediaFeedRecord.recordKind, scope: stream)
+                let record = try await transaction.load(MediaRoomRecord.self, id: stream)
+                if record != nil { try await transaction.remove(MediaRoomRecord.self, id: stream) }
+                return record
+            }
+            if let record, let gateway, gateway.isReady, let manager = try? await managerHandle(gateway) {
+                _ = try? await gateway.plugin(manager, ["request": "destroy", "room": .number(Double(record.room)), "secret": .string(record.secret)])
+            }
+        } catch {
+            logger.error("cannot forget the media room of \(stream): \(error)")
+        }
+    }
+
+    /// The ids of the feeds Janus itself has in the room of `stream` (none when the room was
+    /// never made there): what the SFU forwards, whatever Greenroom's records say.
+    func publishersOnSFU(_ stream: String) async throws -> [UInt64] {
+        let gateway = try requireGateway()
+        guard let record = try await storage.load(MediaRoomRecord.self, id: stream) else { return [] }
+        let manager = try await managerHandle(gateway)
+        do {
+            let listed = try await gateway.plugin(manager, ["request": "listparticipants", "room": .number(Double(record.room))])
+            return (listed.data["participants"]?.arrayValue ?? []).compactMap { participant in
+                participant["publisher"]?.boolValue == true ? participant["id"]?.numberValue.flatMap(UInt64.init(exactly:)) : nil
+            }
+        } catch let error as JanusError where error.code == JanusError.noSuchRoom {
+            return []
+        }
+    }
+
+    private func managerHandle(_ gateway: JanusGateway) async throws -> UInt64 {
+        if let handle = state.withLock({ $0.manager }) { return handle }
+        let handle = try await gateway.attach { _ in }
+        let kept = state.withLock { state -> UInt64 in
+            if let other = state.manager { return other }
+            state.manager = handle
+            return handle
+        }
+        if kept != handle { await gateway.detach(handle) }
+        return kept
+    }
+
+    /// The SFU's session is gone (Janus died or the connection dropped): every handle of this
+    /// node is gone with it, so its feeds are announced gone; rooms are made again on next use.
+    func sessionLost() async {
+        let lost = state.withLock { state -> [(MemberKey, Member)] in
+            defer {
+                state.members = [:]
+                state.rooms = [:]
+                state.manager = nil
+            }
+            return state.members.map { ($0.key, $0.value) }
+        }
+        for (key, member) in lost {
+            guard let feed = member.feed else { continue }
+            await announceGone(feed, stream: key.stream, reason: "mediaServerLost")
+        }
+    }
+
+    /// Removes a feed's record and announces it gone, in one transaction.
+    func announceGone(_ feed: MediaFeed, stream: String, reason: String) async {
+        do {
+            try await events.transact { transaction in
+                guard try await transaction.remove(MediaFeedRecord.self, scope: stream, id: String(feed.feedId)) else { return }
+                _ = try await transaction.append([try Self.event(stream, MediaEvent(type: MediaEventType.unpublished, feed: feed, reason: reason))])
+            }
+        } catch {
+            logger.error("cannot announce that feed \(feed.feedId) in \(stream) is gone: \(error)")
+        }
+    }
+
+    static func event(_ stream: String, _ event: MediaEvent) throws -> EventAppend {
+        EventAppend(stream: stream, type: event.type, data: try RawJSON(encoding: event))
+    }
+
+    /// A random id below 2^53, exact in JSON and JavaScript.
+    static func randomId() -> UInt64 { UInt64.random(in: 1..<(1 << 53)) }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Greenroom
+import GreenroomProtocol
+@testable import GreenroomServer
+import Testing
+
+/// Audio and video end to end: headless Chromiums with fake cameras and microphones on the
+/// demo page, a real Janus run by the server, Greenroom relaying the signalling.
+@Suite("Media in real browsers", .serialized, .timeLimit(.minutes(5)))
+struct MediaBrowserTests {
+    @Test("seed 001 on stage: two RECV_ONLY viewers decode the host; one invited over HOSTREQUESTED publishes to both; back in RECV_ONLY its publisher is gone")
+    func stage() async throws {
+        guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let host = try await driver.open()
+            let first = try await driver.open()
+            let second = try await driver.open()
+            try await host.go(try await server.demoURL("hostuser", meeting: "stage", participant: "host", mode: "SEND_AND_RECV"))
+            try await first.go(try await server.demoURL("ann", meeting: "stage", participant: "ann", mode: "RECV_ONLY", extra: "&autoAccept=1"))
+            try await second.go(try await server.demoURL("ben", meeting: "stage", participant: "ben", mode: "RECV_ONLY"))
+
+            try await first.waitForMedia(from: "host", what: "the first viewer decodes the host")
+            try await second.waitForMedia(from: "host", what: "the second viewer decodes the host")
+            #expect(try await first.state()["publishing"]?.boolValue == false)
+
+            try await host.run("return window.demo.invite('ann')")
+            try await host.waitForMedia(from: "ann", what: "the host decodes the viewer it invited")
+            try await second.waitForMedia(from: "ann", what: "the other viewer decodes the invited one")
+            let annFeed = try #require(try await first.state()["myFeed"]?.numberValue.flatMap(UInt64.init(exactly:)))
+            #expect(try await server.publishersOnSFU("meeting:stage").contains(annFeed))
+
+            try await first.run("return window.demo.changeMode('RECV_ONLY')")
+            try await eventually("Janus no longer has the feed of the viewer back in RECV_ONLY") {
+                try await !server.publishersOnSFU("meeting:stage").contains(annFeed)
+            }
+            for browser in [host, second] {
+                try await eventually("the others stop receiving it") {
+                    try await browser.state()["subscribed"]?[String(annFeed)] == nil
+                }
+            }
+            // The host is still on stage and still reaches the viewer that went back.
+            try await first.waitForMedia(from: "host", what: "the viewer back in RECV_ONLY still decodes the host")
+            #expect(try await [host, first, second].asyncMap { try await $0.state()["errors"]?.arrayValue?.count ?? 0 } == [0, 0, 0])
+            for browser in [host, first, second] { await browser.close() }
+        }
+    }
+
+    @Test("Janus killed mid-call: Greenroom keeps answering, media answers unavailable, Janus is restarted and the host's video reaches the viewer again without a reload")
+    func janusRestart() async throws {
+        guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let host = try await driver.open()
+            let viewer = try await driver.open()
+            try await host.go(try await server.demoURL("hostuser", meeting: "call", participant: "host", mode: "SEND_AND_RECV"))
+            try await viewer.go(try await server.demoURL("vic", meeting: "call", participant: "vic", mode: "RECV_ONLY"))
+            try await viewer.waitForMedia(from: "host", what: "the viewer decodes the host")
+            let (client, _, _) = try await server.joined("watcher", meeting: "call", as: "watcher", mode: .RECV_ONLY)
+
+            let janus = try #require(server.server.core.mediaBackend.process)
+            let pid = try #require(janus.pid)
+            #expect(kill(pid, SIGKILL) == 0)
+            try await eventually("media operations answer unavailable while Janus is away", timeout: .seconds(10)) {
+                await refusal { _ = try await client.send(MediaOperation.subscribe, args: MediaSubscribeArgs(stream: "meeting:call")) } == .unavailable
+            }
+            #expect(try await client.send(MeetingOperation.get, args: MeetingRef(meetingId: "call")).participants.count == 3)
+
+            try await eventually("Janus runs again", timeout: .seconds(30)) { janus.pid != nil && janus.pid != pid }
+            try await eventually("the host published again by itself", timeout: .seconds(30)) {
+                try await host.state()["republished"]?.numberValue ?? 0 >= 1
+            }
+            try await viewer.waitForMedia(from: "host", what: "the viewer decodes the host again")
+            #expect(try await viewer.state()["mediaServerLost"]?.numberValue ?? 0 >= 1)
+            for browser in [host, viewer] { await browser.close() }
+        }
+    }
+}
+
+extension Array {
+    func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self { results.append(try await transform(element)) }
+        return results
+    }
+}

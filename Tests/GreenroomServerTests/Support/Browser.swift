@@ -1,0 +1,165 @@
+import AsyncHTTPClient
+import Foundation
+import Greenroom
+import NIOCore
+import NIOFoundationCompat
+import GreenroomProtocol
+@testable import GreenroomServer
+import Testing
+
+/// Where the media tests find Janus, Chromium and chromedriver: `GREENROOM_TEST_JANUS`,
+/// `GREENROOM_TEST_CHROMIUM`, `GREENROOM_TEST_CHROMEDRIVER`, or on `PATH`.
+struct MediaPrograms: Sendable {
+    let janus: String
+    let chromium: String?
+    let chromedriver: String?
+
+    /// Janus (and, with `browsers`, Chromium and chromedriver), or `nil` after reporting the
+    /// skip (a failure under `GREENROOM_REQUIRE_ALL=1`).
+    static func find(for what: String, browsers: Bool) -> MediaPrograms? {
+        let janus = program("GREENROOM_TEST_JANUS", "janus")
+        let chromium = program("GREENROOM_TEST_CHROMIUM", "chromium") ?? program("GREENROOM_TEST_CHROMIUM", "chromium-browser")
+        let driver = program("GREENROOM_TEST_CHROMEDRIVER", "chromedriver")
+        var missing: [String] = []
+        if janus == nil { missing.append("janus (GREENROOM_TEST_JANUS)") }
+        if browsers && chromium == nil { missing.append("chromium (GREENROOM_TEST_CHROMIUM)") }
+        if browsers && driver == nil { missing.append("chromedriver (GREENROOM_TEST_CHROMEDRIVER)") }
+        if let janus, missing.isEmpty { return MediaPrograms(janus: janus, chromium: chromium, chromedriver: driver) }
+        let text = "\(what) needs \(missing.joined(separator: ", ")) (Debian: apt-get install janus chromium chromium-driver)"
+        if TestEnvironment.requireAll {
+            Issue.record("\(text), and GREENROOM_REQUIRE_ALL=1 forbids skipping")
+        } else {
+            print("SKIP \(text)")
+        }
+        return nil
+    }
+
+    private static func program(_ variable: String, _ name: String) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment[variable], !path.isEmpty { return path }
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+/// A chromedriver with headless Chromiums (fake camera and microphone, ICE on loopback),
+/// driven over WebDriver's HTTP API.
+final class BrowserDriver: Sendable {
+    let port: Int
+    private let process: Process
+    private let chromium: String
+
+    init(programs: MediaPrograms) async throws {
+        guard let driver = programs.chromedriver, let chromium = programs.chromium else { throw TestTimeout(what: "no chromedriver") }
+        self.chromium = chromium
+        port = try JanusProcess.freePort()
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: driver)
+        process.arguments = ["--port=\(port)"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var lastError = "no answer"
+        for _ in 0..<100 {
+            do {
+                if try await request("GET", "/status").1 == 200 { return }
+            } catch {
+                if !process.isRunning { break }
+                lastError = "\(error)"
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        process.terminate()
+        throw TestTimeout(what: "chromedriver did not start (\(process.isRunning ? lastError : "it exited with \(process.terminationStatus)"))")
+    }
+
+    /// A new headless browser.
+    func open() async throws -> Browser {
+        let arguments: [RawJSON] = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+            "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
+            "--autoplay-policy=no-user-gesture-required", "--window-size=800,600",
+        ]
+        let capabilities: RawJSON = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome",
+            "goog:chromeOptions": ["binary": .string(chromium), "args": .array(arguments)],
+        ]]]
+        let (answer, status) = try await request("POST", "/session", body: capabilities)
+        guard status == 200, let session = answer["value"]?["sessionId"]?.stringValue else {
+            throw TestTimeout(what: "chromedriver refused a session: \(answer)")
+        }
+        return Browser(driver: self, session: session)
+    }
+
+    func request(_ method: String, _ path: String, body: RawJSON? = nil) async throws -> (RawJSON, Int) {
+        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        request.method = .RAW(value: method)
+        if let body {
+            request.body = .bytes(ByteBuffer(bytes: try body.jsonBytes()))
+            request.headers.add(name: "Content-Type", value: "application/json")
+        }
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let data = try await response.body.collect(upTo: 16 << 20)
+        return ((try? RawJSON(json: Data(buffer: data))) ?? .nil, Int(response.status.code))
+    }
+
+    /// Stops chromedriver (which closes its browsers). Polls rather than `waitUntilExit()`,
+    /// which can wait forever when called off a run loop.
+    func stop() {
+        guard process.isRunning else { return }
+        process.terminate()
+        for _ in 0..<50 where process.isRunning { usleep(100_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// One browser window on the demo page.
+struct Browser: Sendable {
+    let driver: BrowserDriver
+    let session: String
+
+    func go(_ url: String) async throws {
+        let (answer, status) = try await driver.request("POST", "/session/\(session)/url", body: ["url": .string(url)])
+        guard status == 200 else { throw TestTimeout(what: "navigation failed: \(answer)") }
+    }
+
+    /// Runs `script` (a function body; a promise it returns is awaited) and returns its value.
+    @discardableResult
+    func run(_ script: String) async throws -> RawJSON {
+        let (answer, status) = try await driver.request("POST", "/session/\(session)/execute/sync", body: ["script": .string(script), "args": []])
+        guard status == 200 else { throw TestTimeout(what: "script failed: \(answer["value"]?["message"]?.stringValue ?? "\(answer)")") }
+        return answer["value"] ?? .nil
+    }
+
+    /// The demo's state (`window.demo.state()`), `nil` before the page has loaded.
+    func state() async throws -> RawJSON { try await run("return window.demo ? window.demo.state() : null") }
+
+    /// Per feed: `{participantId, framesDecoded, audioBytes}` from `getStats()`.
+    func stats() async throws -> RawJSON { try await run("return window.demo ? window.demo.stats() : {}") }
+
+    /// Frames decoded and audio bytes received from `participantId`'s feed (0 when none).
+    func received(from participantId: String) async throws -> (frames: Double, audio: Double) {
+        let feeds = try await stats().dictionaryValue ?? [:]
+        let feed = feeds.values.first { $0["participantId"]?.stringValue == participantId }
+        return (feed?["framesDecoded"]?.numberValue ?? 0, feed?["audioBytes"]?.numberValue ?? 0)
+    }
+
+    /// Waits until this browser decodes `participantId`'s video (more frames than `after`)
+    /// and receives its audio; returns the frames decoded.
+    @discardableResult
+    func waitForMedia(from participantId: String, after: Double = 0, what: String) async throws -> Double {
+        var last = (frames: 0.0, audio: 0.0)
+        for _ in 0..<300 {
+            last = try await received(from: participantId)
+            if last.frames > after + 10 && last.audio > 0 { return last.frames }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        let errors = try await state()["errors"] ?? .nil
+        throw TestTimeout(what: "\(what): \(last.frames) frames and \(last.audio) audio bytes from \(participantId); errors \(errors)")
+    }
+
+    func close() async {
+        _ = try? await driver.request("DELETE", "/session/\(session)")
+    }
+}

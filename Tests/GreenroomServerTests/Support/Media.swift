@@ -1,0 +1,32 @@
+import Foundation
+import Greenroom
+@testable import GreenroomServer
+import Testing
+
+/// Runs `body` with a server that runs its own Janus (as `greenroom serve --media` does),
+/// ICE on loopback, once its Janus session is open.
+func withMediaServer<T>(_ programs: MediaPrograms, _ body: (TestServer) async throws -> T) async throws -> T {
+    try await withServer({ config in
+        config.janusExecutable = programs.janus
+        config.mediaICEInterfaces = "lo"
+    }) { server in
+        try await eventually("the server's Janus is up", timeout: .seconds(30)) { server.server.core.media.gateway?.isReady == true }
+        return try await body(server)
+    }
+}
+
+extension TestServer {
+    /// The demo page's URL for a meeting participant.
+    func demoURL(_ user: String, meeting: String, participant: String, mode: String, extra: String = "") async throws -> String {
+        let token = try await token(user)
+        return "\(url.absoluteString)/demo/?join=1&token=\(token)&meeting=\(meeting)&participant=\(participant)&mode=\(mode)\(extra)"
+    }
+
+    /// The ids of the feeds Janus has in the room of `stream`.
+    func publishersOnSFU(_ stream: String) async throws -> [UInt64] {
+        try await server.core.media.publishersOnSFU(stream)
+    }
+}
+
+/// An offer that is not SDP: refused by Janus itself when it gets that far.
+let notAnOffer = SessionDescription(type: "offer", sdp: "v=0\r\nthis is not a session description\r\n")
