@@ -62,7 +62,11 @@ extension Meeting {
         let pump = Task { [weak self] in
             for await event in subscription.events {
                 guard let self else { return }
-                if let decoded = try? event.data.decode(as: MeetingEvent.self) { await self.apply(decoded) }
+                if event.type == MediaEventType.talking {
+                    if let talking = try? event.data.decode(as: MediaTalkingEvent.self) { await self.speakerChanged(talking) }
+                } else if let decoded = try? event.data.decode(as: MeetingEvent.self) {
+                    await self.apply(decoded)
+                }
             }
         }
         state.withLock { state in
@@ -175,6 +179,25 @@ extension Meeting {
         default:
             break
         }
+    }
+
+    /// The media server heard someone start or stop talking: `onSpeakerChanged` names the
+    /// one talking now, or `nil` when nobody does.
+    func speakerChanged(_ event: MediaTalkingEvent) async {
+        let speaker = state.withLock { state -> String?? in
+            if event.talking {
+                state.talking.removeAll { $0 == event.participantId }
+                state.talking.append(event.participantId)
+            } else {
+                state.talking.removeAll { $0 == event.participantId }
+            }
+            let now = state.talking.last
+            guard now != state.speaker else { return .none }
+            state.speaker = now
+            return .some(now)
+        }
+        guard let speaker else { return }
+        await notify { $0.onSpeakerChanged(participantId: speaker) }
     }
 
     private func participant(_ id: String) -> Participant? {

@@ -22,6 +22,10 @@ public final class Meeting: Sendable {
         var pump: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         var joined = false
+        /// Who talks, by the media server's audio levels, the latest to start last.
+        var talking: [String] = []
+        /// The speaker last told to listeners.
+        var speaker: String?
         var listeners: [ObjectIdentifier: WeakListener] = [:]
     }
 

@@ -39,7 +39,8 @@ public protocol MeetingEventListener: AnyObject, Sendable {
     func onEntryRequested(participantId: String, name: String)
     /// A moderator answered the local participant's request to join.
     func onEntryResponded(participantId: String, decision: String)
-    /// The active speaker changed (needs a media server; not sent yet).
+    /// The active speaker changed, by the audio levels the media server measures (the one
+    /// who started talking last among those talking); `nil` when nobody talks.
     func onSpeakerChanged(participantId: String?)
 }
 

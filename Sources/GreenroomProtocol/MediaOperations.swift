@@ -208,6 +208,29 @@ public enum MediaEventType {
     public static let published = "media.published"
     /// A feed is gone (unpublished, its publisher lost the right, left, or the SFU lost it).
     public static let unpublished = "media.unpublished"
+    /// A publisher started or stopped talking, by the audio levels the SFU measures; data
+    /// ``MediaTalkingEvent``.
+    public static let talking = "media.talking"
+}
+
+/// The data of `media.talking`: the SFU heard a publisher start (or stop) talking.
+public struct MediaTalkingEvent: Codable, Sendable, Hashable {
+    /// `media.talking`.
+    public var type: String
+    /// The feed.
+    public var feedId: UInt64
+    /// Its publisher's participant id (meetings) or user id (live events).
+    public var participantId: String
+    /// Whether it talks now.
+    public var talking: Bool
+
+    /// Makes the event.
+    public init(feedId: UInt64, participantId: String, talking: Bool) {
+        self.type = MediaEventType.talking
+        self.feedId = feedId
+        self.participantId = participantId
+        self.talking = talking
+    }
 }
 
 /// The data of a media event.

@@ -86,3 +86,46 @@ extension Array {
         return results
     }
 }
+
+extension MediaBrowserTests {
+    @Test("a participant that talks becomes the speaker by Janus's audio levels; muted, nobody is; a camera track that stops turns the camera off")
+    func speaker() async throws {
+        guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let (watcher, meeting, recorder) = try await server.joined("watcher", meeting: "talk", as: "watcher", mode: .RECV_ONLY)
+            let host = try await driver.open()
+            try await host.go(try await server.demoURL("hostuser", meeting: "talk", participant: "host", mode: "SEND_AND_RECV", extra: "&tone=1"))
+            do {
+                try await eventually("the talking host is the speaker", timeout: .seconds(30)) {
+                    await recorder.calls.contains("speaker:host")
+                }
+            } catch {
+                Issue.record("the watcher heard: \(await recorder.calls); the host's page: \(try await host.state())")
+                throw error
+            }
+            try await host.run("return window.demo.setMic(false)")
+            try await eventually("muted, nobody is the speaker", timeout: .seconds(60)) {
+                await recorder.calls.last { $0.hasPrefix("speaker:") } == "speaker:none"
+            }
+            #expect(await recorder.calls.filter { $0.hasPrefix("speaker:") } == ["speaker:host", "speaker:none"])
+
+            // A camera track that stops (the page tells the server nothing) turns the camera
+            // off for everyone, because Janus stops receiving video.
+            func hostCamera() async throws -> Bool? {
+                try await watcher.send(MeetingOperation.get, args: MeetingRef(meetingId: "talk")).participants
+                    .first { $0.participantId == "host" }?.webcamOn
+            }
+            try await eventually("the host's camera is on") { try await hostCamera() == true }
+            try await host.run("return window.demo.stopCameraTrack()")
+            try await eventually("the stopped track turns the host's camera off", timeout: .seconds(30)) { try await hostCamera() == false }
+            let events = try await server.server.core.storage.readEvents(stream: "meeting:talk", after: 0, limit: 1_000)
+            let camera = events.filter { $0.type.hasPrefix("meeting.stream") && $0.data["kind"]?.stringValue == "video" }.map(\.type)
+            #expect(camera == [MeetingEventType.streamEnabled, MeetingEventType.streamDisabled])
+            // The meeting object stayed alive all along (its listener heard the speakers).
+            #expect(meeting.participants.contains { $0.id == "host" })
+            await host.close()
+        }
+    }
+}

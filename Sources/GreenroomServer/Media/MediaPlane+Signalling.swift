@@ -76,6 +76,14 @@ extension MediaPlane {
         if member(key)?.feed?.feedId != feed.feedId { await announceGone(feed, stream: key.stream, reason: "unpublished") }
     }
 
+    /// Tells the room's owner that a feed's audio or video started or stopped arriving.
+    func mediaFlowChanged(_ key: MemberKey, kind: MediaKind, flowing: Bool) async {
+        let kindOfRoom = StreamKind(of: key.stream)
+        guard let feed = member(key)?.feed, let roomId = kindOfRoom.id(in: key.stream),
+              let rules = rules.withLock({ $0[kindOfRoom] }) else { return }
+        await rules.mediaFlowChanged(feed, roomId: roomId, kind: kind, flowing: flowing)
+    }
+
     /// Stops the caller's feed in a room.
     func unpublish(_ ref: MediaRoomRef, caller: Caller) async throws {
         _ = try requireGateway()
@@ -106,10 +114,31 @@ extension MediaPlane {
             Task { await announcePublished(key) }
             return
         }
+        if kind == "media", let type = message["type"]?.stringValue.flatMap(MediaKind.init(rawValue:)), let flowing = message["receiving"]?.boolValue {
+            Task { await mediaFlowChanged(key, kind: type, flowing: flowing) }
+            return
+        }
         let data = message["plugindata"]?["data"]
+        if let kind = data?["videoroom"]?.stringValue, kind == "talking" || kind == "stopped-talking",
+           let feedId = data?["id"]?.numberValue.flatMap(UInt64.init(exactly:)) {
+            Task { await talkingChanged(stream: key.stream, feedId: feedId, talking: kind == "talking") }
+            return
+        }
         let gone = kind == "hangup" || kind == "detached" || data?["leaving"]?.stringValue == "ok" || data?["videoroom"]?.stringValue == "destroyed"
         guard gone else { return }
         Task { await stopPublishing(key, reason: "unpublished") }
+    }
+
+    /// Janus tells every publisher in a room who talks: this node announces each change once.
+    func talkingChanged(stream: String, feedId: UInt64, talking: Bool) async {
+        guard markTalking(stream: stream, feedId: feedId, talking) else { return }
+        do {
+            guard let record = try await storage.load(MediaFeedRecord.self, scope: stream, id: String(feedId)) else { return }
+            let event = MediaTalkingEvent(feedId: feedId, participantId: record.feed.participantId, talking: talking)
+            _ = try await events.append(EventAppend(stream: stream, type: event.type, data: try RawJSON(encoding: event)))
+        } catch {
+            logger.warning("cannot announce who talks in \(stream): \(error)")
+        }
     }
 
     // MARK: Receiving

@@ -19,6 +19,9 @@ struct MediaRights: Sendable {
 protocol MediaRoomRules: Sendable {
     /// The caller's rights in the room of `roomId`; throws when the caller is not in it.
     func mediaRights(_ caller: Caller, roomId: String) async throws -> MediaRights
+    /// The SFU reports that a feed's audio or video started or stopped arriving (a track
+    /// stopped, replaced by none, or back): the owner's media state follows it.
+    func mediaFlowChanged(_ feed: MediaFeed, roomId: String, kind: MediaKind, flowing: Bool) async
 }
 
 /// A room on the SFU, as stored: its Janus room number and the secret that manages it.
@@ -57,7 +60,7 @@ final class MediaPlane: Sendable {
     let events: EventLog
     let logger: Logger
     /// The rules of each kind of room.
-    private let rules = Mutex<[StreamKind: any MediaRoomRules]>([:])
+    let rules = Mutex<[StreamKind: any MediaRoomRules]>([:])
 
     struct MemberKey: Hashable, Sendable {
         let clientId: String
@@ -79,6 +82,8 @@ final class MediaPlane: Sendable {
         var members: [MemberKey: Member] = [:]
         /// A handle for room management, attached on first use.
         var manager: UInt64?
+        /// The feeds talking now, by room, as last announced.
+        var talking: [String: Set<UInt64>] = [:]
     }
 
     private let state = Mutex(State())
@@ -136,6 +141,13 @@ final class MediaPlane: Sendable {
         }
     }
 
+    /// Notes whether a feed talks; returns whether that is a change.
+    func markTalking(stream: String, feedId: UInt64, _ talking: Bool) -> Bool {
+        state.withLock { state in
+            talking ? state.talking[stream, default: []].insert(feedId).inserted : state.talking[stream]?.remove(feedId) != nil
+        }
+    }
+
     // MARK: Rooms
 
     /// The room of `stream` on the SFU, made (and stored) on first use.
@@ -171,6 +183,7 @@ final class MediaPlane: Sendable {
         state.withLock { state in
             for (key, _) in local { state.members[key] = nil }
             state.rooms[stream] = nil
+            state.talking[stream] = nil
         }
         if let gateway, gateway.isReady {
             for (_, member) in local {
@@ -228,6 +241,7 @@ final class MediaPlane: Sendable {
                 state.members = [:]
                 state.rooms = [:]
                 state.manager = nil
+                state.talking = [:]
             }
             return state.members.map { ($0.key, $0.value) }
         }

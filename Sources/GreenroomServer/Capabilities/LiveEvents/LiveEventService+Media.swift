@@ -22,6 +22,13 @@ extension LiveEventService: MediaRoomRules {
                            receiveRefusal: event.state == .ended ? Self.wrongState(event, "receive") : nil)
     }
 
+    /// A host's audio and video state follows what Janus receives (`live.hostMutedAudio`,
+    /// `live.hostStoppedVideo`, and back).
+    func mediaFlowChanged(_ feed: MediaFeed, roomId: String, kind: MediaKind, flowing: Bool) async {
+        let args = LiveEventMediaArgs(liveEventId: roomId, audioOn: kind == .audio ? flowing : nil, videoOn: kind == .video ? flowing : nil)
+        _ = try? await setHostMedia(args, userId: feed.userId)
+    }
+
     /// Whether the caller's connection holds the roster entry `key` on `stream` now.
     private func holds(_ caller: Caller, stream: String, key: String) async throws -> Bool {
         guard caller.session.rosterEntries.contains(where: { $0.stream == stream && $0.key == key }),

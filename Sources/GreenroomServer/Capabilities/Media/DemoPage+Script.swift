@@ -54,7 +54,7 @@ extension DemoPage {
     const state = {
       connected: false, joined: false, kind: null, id: null, stream: null, role: null, mode: null,
       participantId: null, publishing: false, myFeed: null, feeds: {}, subscribed: {}, midToFeed: {},
-      participants: {}, pins: {}, invitedBy: null, errors: [], mediaServerLost: 0, republished: 0,
+      participants: {}, pins: {}, invitedBy: null, errors: [], mediaServerLost: 0, republished: 0, talking: [],
     };
     let conn = null, pubPc = null, subPc = null, localStream = null, chain = Promise.resolve();
     const trackToFeed = {}, remoteStreams = {};
@@ -87,7 +87,7 @@ extension DemoPage {
 
     async function publish() {
       if (pubPc) return;
-      localStream = localStream || await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
+      localStream = localStream || await capture();
       const pc = new RTCPeerConnection();
       pubPc = pc;
       for (const track of localStream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [localStream] });
@@ -105,6 +105,20 @@ extension DemoPage {
         stopPublishing();
         throw error;
       }
+    }
+
+    // The camera and microphone; with ?tone=1 a steady tone instead of the microphone (a
+    // participant that talks all the time, for trying the speaker events).
+    async function capture() {
+      if (params.get('tone') !== '1') return navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
+      const camera = await navigator.mediaDevices.getUserMedia({ video: { width: 320, height: 240 } });
+      const context = new AudioContext();
+      const oscillator = context.createOscillator();
+      const destination = context.createMediaStreamDestination();
+      oscillator.frequency.value = 440;
+      oscillator.connect(destination);
+      oscillator.start();
+      return new MediaStream([...destination.stream.getAudioTracks(), ...camera.getVideoTracks()]);
     }
 
     function stopPublishing() {
@@ -214,6 +228,10 @@ extension DemoPage {
           } else {
             serial(() => unsubscribe(data.feed.feedId));
           }
+          break;
+        case 'media.talking':
+          state.talking = state.talking.filter((id) => id !== data.participantId);
+          if (data.talking) state.talking.push(data.participantId);
           break;
         case 'meeting.participantJoined':
         case 'meeting.participantStateChanged':
@@ -331,7 +349,7 @@ extension DemoPage {
       list.textContent = '';
       for (const participant of Object.values(state.participants)) {
         const item = document.createElement('li');
-        item.textContent = `${participant.name} (${participant.mode}) `;
+        item.textContent = `${participant.name} (${participant.mode})${state.talking.includes(participant.participantId) ? ' talking' : ''} `;
         if (participant.participantId !== state.participantId) {
           const invite = document.createElement('button');
           invite.textContent = 'Invite on stage';
@@ -376,6 +394,8 @@ extension DemoPage {
       pin: (participantId) => conn.send(state.pins[participantId] && state.pins[participantId].cam ? 'meeting.unpin' : 'meeting.pin',
         { meetingId: state.id, participantId, pinType: 'CAM' }),
       setMic: (on) => { if (localStream) localStream.getAudioTracks().forEach((track) => { track.enabled = on; }); return conn.send('meeting.setMedia', { meetingId: state.id, micOn: on }); },
+      // Stops the camera's track without a word to the server: Janus sees no more video.
+      stopCameraTrack: () => { if (localStream) localStream.getVideoTracks().forEach((track) => track.stop()); },
       setCamera: (on) => { if (localStream) localStream.getVideoTracks().forEach((track) => { track.enabled = on; }); return conn.send('meeting.setMedia', { meetingId: state.id, webcamOn: on }); },
     };
 
