@@ -17,13 +17,15 @@ struct CrashSafetyTests {
         return all
     }
 
-    @Test("SIGKILL while a client pipelines message.send: after each restart every acknowledged message is there once, where it was acknowledged (3 rounds)")
-    func killedWhileSending() async throws {
+    @Test("SIGKILL while a client pipelines message.send: after each restart every acknowledged message is there once, where it was acknowledged (3 rounds)",
+          arguments: [Backend.sqlite, .postgres])
+    func killedWhileSending(_ backend: Backend) async throws {
         let directory = TestServer.makeDataDirectory()
+        guard let (storage, dropDatabase) = try await Self.database(backend) else { return }
         let channel: ChannelId = "crash"
         var acknowledged: [ChatMessage] = []
         for round in 1...3 {
-            let (server, base) = try await CLI.serve(["--port", "0", "--data-dir", directory])
+            let (server, base) = try await CLI.serve(["--port", "0", "--data-dir", directory] + storage)
             let token = try await CLI.run(["token", "alice", "--data-dir", directory, "--ttl", "600"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
             var config = ClientConfiguration(serverURL: base)
             config.initialReconnectDelay = .milliseconds(50)
@@ -67,7 +69,7 @@ struct CrashSafetyTests {
             acknowledged += round
         }
         // A last start reads everything the three rounds acknowledged.
-        let (server, base) = try await CLI.serve(["--port", "0", "--data-dir", directory])
+        let (server, base) = try await CLI.serve(["--port", "0", "--data-dir", directory] + storage)
         let token = try await CLI.run(["token", "alice", "--data-dir", directory, "--ttl", "600"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let client = GreenroomClient(configuration: ClientConfiguration(serverURL: base))
         try await client.connect(token: token)
@@ -82,5 +84,15 @@ struct CrashSafetyTests {
         await client.disconnect()
         server.process.terminate()
         await server.waitForExit()
+        await dropDatabase()
+    }
+
+    /// The `serve` flags of `backend`'s database (SQLite in the data directory: none), and
+    /// what drops it at the end; `nil` when PostgreSQL is not available.
+    static func database(_ backend: Backend) async throws -> ([String], @Sendable () async -> Void)? {
+        guard backend == .postgres else { return ([], {}) }
+        guard let admin = TestEnvironment.postgres(for: "the PostgreSQL crash test") else { return nil }
+        let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
+        return (["--database", url], { await TestEnvironment.dropPostgresDatabase(url, adminURL: admin) })
     }
 }
