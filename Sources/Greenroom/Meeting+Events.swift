@@ -64,6 +64,8 @@ extension Meeting {
                 guard let self else { return }
                 if event.type == MediaEventType.talking {
                     if let talking = try? event.data.decode(as: MediaTalkingEvent.self) { await self.speakerChanged(talking) }
+                } else if event.type == MediaEventType.published || event.type == MediaEventType.unpublished {
+                    if let media = try? event.data.decode(as: MediaEvent.self) { await self.state.withLock({ $0.media })?.handle(media) }
                 } else if let decoded = try? event.data.decode(as: MeetingEvent.self) {
                     await self.apply(decoded)
                 }
@@ -157,6 +159,7 @@ extension Meeting {
         case MeetingEventType.modeChanged:
             guard let id = event.participantId, let mode = event.mode else { return }
             participant(id)?.update { $0.mode = mode }
+            if id == me { await state.withLock({ $0.media })?.modeChanged(mode) }
             await notify { $0.onParticipantModeChanged(participantId: id, mode: mode) }
         case MeetingEventType.streamEnabled, MeetingEventType.streamDisabled:
             guard let id = event.participantId, let kind = event.kind else { return }

@@ -26,6 +26,8 @@ public final class Meeting: Sendable {
         var talking: [String] = []
         /// The speaker last told to listeners.
         var speaker: String?
+        /// Audio and video, once attached.
+        var media: MediaSession?
         var listeners: [ObjectIdentifier: WeakListener] = [:]
     }
 
@@ -135,6 +137,7 @@ public final class Meeting: Sendable {
     public func leave() async throws {
         await setMeetingState(.CLOSING)
         let _: EmptyResult = try await client.send(MeetingOperation.leave, args: MeetingRef(meetingId: id))
+        await state.withLock({ $0.media })?.stop()
         await stopFollowing()
         await setMeetingState(.CLOSED)
         await notify { $0.onMeetingLeft() }

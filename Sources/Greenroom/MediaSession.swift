@@ -1,0 +1,217 @@
+import Foundation
+
+/// The WebRTC stack an app brings: two peer connections per room, one that sends the local
+/// camera and microphone, one that receives everyone else. On Apple platforms implement it
+/// with WebRTC.framework (`RTCPeerConnectionFactory`): a send-only `RTCPeerConnection` with
+/// the local audio and video tracks added as transceivers, and a receive-only one whose
+/// `didAdd rtpReceiver` callbacks name each track's `mid`, which ``MediaSession/tracks``
+/// maps to a participant. Gather ICE candidates before returning an SDP (wait for
+/// `iceGatheringState == .complete`): the SDK sends them with it.
+///
+/// The SDK owns the signalling: when to publish, what to receive, renegotiating as feeds
+/// come and go and as the local participant's mode changes, and publishing again after the
+/// media server came back.
+public protocol MediaEngine: Sendable {
+    /// Makes the sending connection (again, if it was closed) with the local tracks and
+    /// returns its offer.
+    func makePublishOffer() async throws -> SessionDescription
+    /// Applies the media server's answer to the sending connection.
+    func acceptPublishAnswer(_ answer: SessionDescription) async throws
+    /// Closes the sending connection and stops the local tracks.
+    func stopPublishing() async
+    /// Applies the media server's offer to the receiving connection (making it if needed)
+    /// and returns the answer.
+    func answerReceiveOffer(_ offer: SessionDescription) async throws -> SessionDescription
+    /// Closes the receiving connection.
+    func stopReceiving() async
+}
+
+/// Audio and video in one room (a meeting's or a live event's stream), driven through an
+/// app's ``MediaEngine``: publishes while allowed, receives every other feed, and follows the
+/// room's media events. Made by ``Meeting/attachMedia(_:)``.
+public actor MediaSession {
+    /// The room's stream (`meeting:ID`, `live:ID`).
+    public nonisolated let stream: String
+    let client: GreenroomClient
+    let engine: any MediaEngine
+    /// The local participant's id in the room.
+    let participantId: String
+
+    /// Whether the local tracks are published now.
+    public private(set) var isPublishing = false
+    /// The local feed while published.
+    public private(set) var localFeed: MediaFeed?
+    /// The room's feeds, by id.
+    public private(set) var feeds: [UInt64: MediaFeed] = [:]
+    /// The tracks received, by `mid` in the receiving connection.
+    public private(set) var tracks: [String: MediaSubscribedTrack] = [:]
+    /// The last error of a step the session took by itself (re-publishing, renegotiating).
+    public private(set) var lastError: (any Error)?
+
+    private var canPublish: Bool
+    private var canReceive: Bool
+    private var subscribed: Set<UInt64> = []
+    private var receiving = false
+    private var tail: Task<Void, Never>?
+
+    init(client: GreenroomClient, stream: String, participantId: String, engine: any MediaEngine, canPublish: Bool, canReceive: Bool) {
+        self.client = client
+        self.stream = stream
+        self.participantId = participantId
+        self.engine = engine
+        self.canPublish = canPublish
+        self.canReceive = canReceive
+    }
+
+    /// Runs signalling steps one after another, in the order they were asked for.
+    private func enqueue(_ step: @escaping @Sendable (MediaSession) async throws -> Void) {
+        let previous = tail
+        tail = Task {
+            await previous?.value
+            do {
+                try await step(self)
+            } catch {
+                self.failed(error)
+            }
+        }
+    }
+
+    private func failed(_ error: any Error) { lastError = error }
+
+    /// Waits until every step asked for so far has run.
+    public func settled() async {
+        while let current = tail {
+            await current.value
+            if tail == current { return }
+        }
+    }
+
+    // MARK: Starting and stopping
+
+    /// Publishes (when allowed) and receives every feed already in the room.
+    func start() {
+        enqueue { session in
+            if await session.canPublish { try await session.publish() }
+            try await session.receiveAll()
+        }
+    }
+
+    /// Stops publishing and receiving.
+    public func stop() async {
+        canPublish = false
+        canReceive = false
+        enqueue { session in
+            _ = try? await session.client.send(MediaOperation.leave, args: MediaRoomRef(stream: session.stream))
+            await session.teardown(publishing: true, receiving: true)
+        }
+        await settled()
+    }
+
+    private func teardown(publishing: Bool, receiving: Bool) async {
+        if publishing, isPublishing || localFeed != nil {
+            isPublishing = false
+            localFeed = nil
+            await engine.stopPublishing()
+        }
+        if receiving {
+            if self.receiving { await engine.stopReceiving() }
+            self.receiving = false
+            subscribed = []
+            tracks = [:]
+        }
+    }
+
+    private func publish() async throws {
+        guard !isPublishing else { return }
+        let offer = try await engine.makePublishOffer()
+        do {
+            let result = try await client.send(MediaOperation.publish, args: MediaPublishArgs(stream: stream, jsep: offer))
+            try await engine.acceptPublishAnswer(result.jsep)
+            isPublishing = true
+            localFeed = result.feed
+        } catch {
+            await engine.stopPublishing()
+            throw error
+        }
+    }
+
+    private func receiveAll() async throws {
+        guard canReceive else { return }
+        let room = try await client.send(MediaOperation.feeds, args: MediaRoomRef(stream: stream))
+        for feed in room.feeds { feeds[feed.feedId] = feed }
+        try await subscribe(room.feeds.filter { $0.participantId != participantId }.map(\.feedId))
+    }
+
+    private func subscribe(_ feedIds: [UInt64]) async throws {
+        let wanted = feedIds.filter { !subscribed.contains($0) && $0 != localFeed?.feedId }
+        guard canReceive, !wanted.isEmpty else { return }
+        let result = try await client.send(MediaOperation.subscribe, args: MediaSubscribeArgs(stream: stream, feeds: wanted))
+        subscribed.formUnion(wanted)
+        try await negotiate(result)
+    }
+
+    private func unsubscribe(_ feedId: UInt64) async throws {
+        guard subscribed.remove(feedId) != nil else { return }
+        tracks = tracks.filter { $0.value.feedId != feedId }
+        let result = try await client.send(MediaOperation.unsubscribe, args: MediaSubscribeArgs(stream: stream, feeds: [feedId]))
+        try await negotiate(result)
+    }
+
+    private func negotiate(_ result: MediaSubscribeResult) async throws {
+        for track in result.streams { tracks[track.mid] = track }
+        guard let offer = result.jsep else { return }
+        let answer = try await engine.answerReceiveOffer(offer)
+        receiving = true
+        _ = try await client.send(MediaOperation.answer, args: MediaAnswerArgs(stream: stream, jsep: answer))
+    }
+
+    // MARK: Following the room
+
+    /// A media event of the room's stream.
+    func handle(_ event: MediaEvent) {
+        switch event.type {
+        case MediaEventType.published:
+            feeds[event.feed.feedId] = event.feed
+            guard event.feed.participantId != participantId else { return }
+            enqueue { session in try await session.subscribe([event.feed.feedId]) }
+        case MediaEventType.unpublished:
+            feeds[event.feed.feedId] = nil
+            if event.reason == "mediaServerLost" {
+                enqueue { session in try await session.recover() }
+            } else if event.feed.feedId == localFeed?.feedId {
+                enqueue { session in await session.teardown(publishing: true, receiving: false) }
+            } else {
+                enqueue { session in try await session.unsubscribe(event.feed.feedId) }
+            }
+        default:
+            break
+        }
+    }
+
+    /// The local participant's mode changed: publish or stop, receive or stop.
+    func modeChanged(_ mode: Mode) {
+        canPublish = mode == .SEND_AND_RECV
+        canReceive = mode != .SIGNALLING_ONLY
+        enqueue { session in
+            let (publish, receive) = await (session.canPublish, session.canReceive)
+            await session.teardown(publishing: !publish, receiving: !receive)
+            if publish { try await session.publish() }
+            if receive { try await session.receiveAll() }
+        }
+    }
+
+    /// The media server was lost: every session is gone. Publish again once it answers.
+    private func recover() async throws {
+        let wasPublishing = isPublishing
+        await teardown(publishing: true, receiving: true)
+        guard wasPublishing, canPublish else { return }
+        while canPublish {
+            do {
+                try await publish()
+                return
+            } catch let error as GreenroomError where error.errorCode == .unavailable {
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+
+extension Meeting {
+    /// Sends and receives the meeting's audio and video through `engine` (the app's WebRTC
+    /// stack) once joined: publishes the local tracks while the local participant is
+    /// `SEND_AND_RECV`, receives every other participant's feed unless it is
+    /// `SIGNALLING_ONLY`, and follows feeds, mode changes and the media server's restarts by
+    /// itself. Needs a server with media (`greenroom serve --media`).
+    ///
+    /// ```swift
+    /// try await meeting.join()
+    /// let media = await meeting.attachMedia(MyWebRTCEngine())
+    /// let tracks = await media.tracks    // mid → the feed (participant) it comes from
+    /// ```
+    @discardableResult
+    public func attachMedia(_ engine: any MediaEngine) async -> MediaSession {
+        let local = localParticipant
+        let session = MediaSession(client: client, stream: StreamKind.meeting.stream(id), participantId: local.id, engine: engine,
+                                   canPublish: local.mode == .SEND_AND_RECV, canReceive: local.mode != .SIGNALLING_ONLY)
+        let previous = state.withLock { state -> MediaSession? in
+            defer { state.media = session }
+            return state.media
+        }
+        await previous?.stop()
+        await session.start()
+        return session
+    }
+
+    /// The media session attached with ``attachMedia(_:)``, if any.
+    public var media: MediaSession? { state.withLock { $0.media } }
+}

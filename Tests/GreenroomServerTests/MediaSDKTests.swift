@@ -1,0 +1,54 @@
+import Foundation
+import Greenroom
+import GreenroomProtocol
+@testable import GreenroomServer
+import Testing
+
+/// The SDK's media signalling (``MediaSession``) against a real Janus, with a real browser's
+/// WebRTC behind its ``MediaEngine``, beside a demo-page participant.
+@Suite("Media through the SDK", .serialized, .timeLimit(.minutes(5)))
+struct MediaSDKTests {
+    /// Frames the engine's page decoded from `participantId`'s feed.
+    func frames(_ engine: BrowserEngine, _ media: MediaSession, from participantId: String) async throws -> Double {
+        let decoded = try await engine.framesDecoded()
+        let tracks = await media.tracks
+        let feeds = await media.feeds
+        return decoded.filter { mid, _ in tracks[mid].flatMap { feeds[$0.feedId] }?.participantId == participantId }.values.reduce(0, +)
+    }
+
+    @Test("a meeting with an attached MediaEngine receives the host, goes on stage when its mode changes (the host decodes it) and off again")
+    func attachedEngine() async throws {
+        guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let host = try await driver.open()
+            try await host.go(try await server.demoURL("hostuser", meeting: "sdk", participant: "host", mode: "SEND_AND_RECV"))
+            let page = try await driver.open()
+            try await page.go(server.url.absoluteString + "/demo/")
+            let engine = BrowserEngine(browser: page)
+
+            let (client, meeting, _) = try await server.joined("sam", meeting: "sdk", as: "sam", mode: .RECV_ONLY)
+            let media = await meeting.attachMedia(engine)
+            try await eventually("the SDK's engine decodes the host", timeout: .seconds(60)) {
+                try await frames(engine, media, from: "host") > 10
+            }
+            #expect(await media.isPublishing == false)
+
+            await meeting.changeMode(.SEND_AND_RECV)
+            try await host.waitForMedia(from: "sam", what: "the host decodes the participant the SDK put on stage")
+            let feed = try #require(await media.localFeed)
+            #expect(try await server.publishersOnSFU("meeting:sdk").contains(feed.feedId))
+
+            await meeting.changeMode(.RECV_ONLY)
+            try await eventually("its feed is gone from Janus") { try await !server.publishersOnSFU("meeting:sdk").contains(feed.feedId) }
+            try await eventually("the SDK stopped publishing") { await media.isPublishing == false }
+            try await eventually("the host stops receiving it") { try await host.state()["subscribed"]?[String(feed.feedId)] == nil }
+            #expect(try await frames(engine, media, from: "host") > 10)
+            await media.settled()
+            #expect(await media.lastError == nil)
+            #expect(client.currentUserId == "sam")
+            for browser in [host, page] { await browser.close() }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import Greenroom
+import GreenroomProtocol
+
+/// A ``MediaEngine`` whose peer connections are a real browser's: each call runs in a
+/// headless Chromium page (fake camera and microphone) over WebDriver. It is how the
+/// SDK's signalling is tested against real WebRTC on Linux, where Swift has no WebRTC stack.
+struct BrowserEngine: MediaEngine {
+    let browser: Browser
+
+    private static let gathered = """
+        const gathered = (pc) => new Promise((resolve) => {
+          if (pc.iceGatheringState === 'complete') return resolve();
+          const timer = setTimeout(resolve, 3000);
+          pc.addEventListener('icegatheringstatechange', () => { if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); } });
+        });
+        """
+
+    private func literal(_ text: String) throws -> String { try RawJSON.string(text).jsonString() }
+
+    private func sdp(_ script: String) async throws -> String {
+        guard let sdp = try await browser.run("return (async () => { \(Self.gathered)\n\(script) })()").stringValue else {
+            throw TestTimeout(what: "the browser returned no SDP")
+        }
+        return sdp
+    }
+
+    func makePublishOffer() async throws -> SessionDescription {
+        SessionDescription(type: "offer", sdp: try await sdp("""
+            if (window.pub) window.pub.close();
+            window.local = window.local || await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
+            window.pub = new RTCPeerConnection();
+            for (const track of window.local.getTracks()) window.pub.addTransceiver(track, { direction: 'sendonly' });
+            await window.pub.setLocalDescription(await window.pub.createOffer());
+            await gathered(window.pub);
+            return window.pub.localDescription.sdp;
+            """))
+    }
+
+    func acceptPublishAnswer(_ answer: SessionDescription) async throws {
+        try await browser.run("return window.pub.setRemoteDescription({ type: 'answer', sdp: \(try literal(answer.sdp)) }).then(() => true)")
+    }
+
+    func stopPublishing() async {
+        _ = try? await browser.run("""
+            if (window.pub) { window.pub.close(); window.pub = null; }
+            if (window.local) { window.local.getTracks().forEach((track) => track.stop()); window.local = null; }
+            return true
+            """)
+    }
+
+    func answerReceiveOffer(_ offer: SessionDescription) async throws -> SessionDescription {
+        SessionDescription(type: "answer", sdp: try await sdp("""
+            window.sub = window.sub || new RTCPeerConnection();
+            await window.sub.setRemoteDescription({ type: 'offer', sdp: \(try literal(offer.sdp)) });
+            await window.sub.setLocalDescription(await window.sub.createAnswer());
+            await gathered(window.sub);
+            return window.sub.localDescription.sdp;
+            """))
+    }
+
+    func stopReceiving() async {
+        _ = try? await browser.run("if (window.sub) { window.sub.close(); window.sub = null; } return true")
+    }
+
+    /// Video frames decoded on the receiving connection, by `mid`.
+    func framesDecoded() async throws -> [String: Double] {
+        let stats = try await browser.run("""
+            return (async () => {
+              const out = {};
+              if (!window.sub) return out;
+              (await window.sub.getStats()).forEach((entry) => {
+                if (entry.type === 'inbound-rtp' && entry.kind === 'video') out[entry.mid] = entry.framesDecoded || 0;
+              });
+              return out;
+            })()
+            """)
+        return (stats.dictionaryValue ?? [:]).compactMapValues(\.numberValue)
+    }
+}
