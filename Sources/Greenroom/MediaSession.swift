@@ -96,6 +96,16 @@ public actor MediaSession {
         }
     }
 
+    /// After a reconnect: the server ended the old connection's sessions, so the engine's
+    /// connections are closed and made again (a fresh ICE negotiation), publishing if allowed.
+    func restart() {
+        enqueue { session in
+            await session.teardown(publishing: true, receiving: true)
+            if await session.canPublish { try await session.publish() }
+            try await session.receiveAll()
+        }
+    }
+
     /// Stops publishing and receiving.
     public func stop() async {
         canPublish = false
@@ -179,7 +189,12 @@ public actor MediaSession {
             if event.reason == "mediaServerLost" {
                 enqueue { session in try await session.recover() }
             } else if event.feed.feedId == localFeed?.feedId {
-                enqueue { session in await session.teardown(publishing: true, receiving: false) }
+                // Gone without a word from this side (a mode change is handled by modeChanged;
+                // a dropped connection by restart): publish again while allowed.
+                enqueue { session in
+                    await session.teardown(publishing: true, receiving: false)
+                    if await session.canPublish, event.reason == "unpublished" { try await session.publish() }
+                }
             } else {
                 enqueue { session in try await session.unsubscribe(event.feed.feedId) }
             }

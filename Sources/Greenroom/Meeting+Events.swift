@@ -110,6 +110,8 @@ extension Meeting {
                     dropped = false
                     do {
                         try await self.joinOnce(resuming: false)
+                        // The old connection's media sessions ended with it: start over.
+                        await self.state.withLock({ $0.media })?.restart()
                     } catch {
                         await self.stopFollowing()
                         await self.setMeetingState(.CLOSED)

@@ -51,4 +51,36 @@ struct MediaSDKTests {
             for browser in [host, page] { await browser.close() }
         }
     }
+
+    @Test("after its WebSocket is cut, the SDK joins again and publishes again by itself: the host decodes it again")
+    func republishAfterReconnect() async throws {
+        guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let host = try await driver.open()
+            try await host.go(try await server.demoURL("hostuser", meeting: "again", participant: "host", mode: "SEND_AND_RECV"))
+            let page = try await driver.open()
+            try await page.go(server.url.absoluteString + "/demo/")
+            let engine = BrowserEngine(browser: page)
+            let (_, meeting, _) = try await server.joined("sam", meeting: "again", as: "sam", mode: .SEND_AND_RECV)
+            let media = await meeting.attachMedia(engine)
+            try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant")
+            let before = try #require(await media.localFeed)
+
+            #expect(server.server.disconnectClients(userId: "sam") == 1)
+            try await eventually("the SDK publishes a new feed", timeout: .seconds(60)) {
+                await media.localFeed.map { $0.feedId != before.feedId } ?? false
+            }
+            try await eventually("Janus has the new feed and not the old one") {
+                let feeds = try await server.publishersOnSFU("meeting:again")
+                return await feeds.contains(media.localFeed?.feedId ?? 0) && !feeds.contains(before.feedId)
+            }
+            try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant again")
+            try await eventually("the SDK receives the host again", timeout: .seconds(60)) {
+                try await frames(engine, media, from: "host") > 10
+            }
+            for browser in [host, page] { await browser.close() }
+        }
+    }
 }
