@@ -18,14 +18,16 @@ extension LiveEvent {
 
     /// Stops following after an exit.
     func leave() async {
-        let (subscription, pump) = store.withLock { state in
+        let (subscription, pump, media) = store.withLock { state in
             defer {
                 state.role = nil
                 state.subscription = nil
                 state.pump = nil
+                state.media = nil
             }
-            return (state.subscription, state.pump)
+            return (state.subscription, state.pump, state.media)
         }
+        await media?.stop()
         pump?.cancel()
         try? await subscription?.unsubscribe()
     }
@@ -35,7 +37,9 @@ extension LiveEvent {
             for await event in subscription.events {
                 guard let self else { return }
                 self.store.withLock { $0.position = event.position }
-                if let live = try? event.data.decode(as: LiveEventEvent.self) {
+                if event.type == MediaEventType.published || event.type == MediaEventType.unpublished {
+                    if let media = try? event.data.decode(as: MediaEvent.self) { await self.store.withLock({ $0.media })?.handle(media) }
+                } else if let live = try? event.data.decode(as: LiveEventEvent.self) {
                     await self.apply(live, type: event.type)
                 }
             }
@@ -85,6 +89,8 @@ extension LiveEvent {
             case .participant: try await enter()
             case .host(let options): try await enterAsHost(options: options)
             }
+            // The old connection's media sessions ended with it: start over.
+            await store.withLock({ $0.media })?.restart()
             await notify { $0.didReconnect(self) }
         } catch {
             await leave()
@@ -106,6 +112,9 @@ extension LiveEvent {
                 state.data.hosts[index] = host
             }
             if let counts = event.reactionCounts { state.data.reactionCounts.merge(counts) { _, new in new } }
+        }
+        if type == LiveEventEventType.ready || type == LiveEventEventType.started {
+            await store.withLock({ $0.media })?.allow(publish: mayPublish, receive: true)
         }
         switch type {
         case LiveEventEventType.ready: await notify { $0.didLiveEventReady(self) }

@@ -84,6 +84,8 @@ public final class LiveEvent: Sendable {
         var pump: Task<Void, Never>?
         var watcher: Task<Void, Never>?
         var delegates: [String: WeakLiveEventDelegate] = [:]
+        /// Audio and video, once attached.
+        var media: MediaSession?
     }
 
     /// The client this event acts through.

@@ -205,8 +205,14 @@ public actor MediaSession {
 
     /// The local participant's mode changed: publish or stop, receive or stop.
     func modeChanged(_ mode: Mode) {
-        canPublish = mode == .SEND_AND_RECV
-        canReceive = mode != .SIGNALLING_ONLY
+        allow(publish: mode == .SEND_AND_RECV, receive: mode != .SIGNALLING_ONLY)
+    }
+
+    /// What the local participant may do changed (a mode, a live event becoming ready).
+    func allow(publish: Bool, receive: Bool) {
+        guard publish != canPublish || receive != canReceive || (publish && !isPublishing) else { return }
+        canPublish = publish
+        canReceive = receive
         enqueue { session in
             let (publish, receive) = await (session.canPublish, session.canReceive)
             await session.teardown(publishing: !publish, receiving: !receive)

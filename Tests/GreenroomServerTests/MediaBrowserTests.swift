@@ -136,38 +136,40 @@ extension MediaBrowserTests {
     func twoNodes() async throws {
         guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true),
               let admin = TestEnvironment.postgres(for: "the two-node media test") else { return }
-        let database = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
-        let directory = TestServer.makeDataDirectory()
-        let janus = try JanusProcess(executable: programs.janus, directory: directory + "/shared-janus", iceInterfaces: "lo",
-                                     logger: Logger(label: "greenroom.test.janus"))
-        let running = Task { try await janus.run() }
-        func cleanUp() async {
-            running.cancel()
-            janus.stop()
-            await TestEnvironment.dropPostgresDatabase(database, adminURL: admin)
-        }
-        do {
-            let nodes = [
-                try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURL = janus.url },
-                try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURL = janus.url },
-            ]
-            for node in nodes {
-                try await eventually("each node has a Janus session", timeout: .seconds(30)) { node.server.core.media.gateway?.isReady == true }
+        try await HeavyTests.run {
+            let database = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
+            let directory = TestServer.makeDataDirectory()
+            let janus = try JanusProcess(executable: programs.janus, directory: directory + "/shared-janus", iceInterfaces: "lo",
+                                         logger: Logger(label: "greenroom.test.janus"))
+            let running = Task { try await janus.run() }
+            func cleanUp() async {
+                running.cancel()
+                janus.stop()
+                await TestEnvironment.dropPostgresDatabase(database, adminURL: admin)
             }
-            let driver = try await BrowserDriver(programs: programs)
-            defer { driver.stop() }
-            let host = try await driver.open()
-            let viewer = try await driver.open()
-            try await host.go(try await nodes[0].demoURL("hostuser", meeting: "spread", participant: "host", mode: "SEND_AND_RECV"))
-            try await viewer.go(try await nodes[1].demoURL("vic", meeting: "spread", participant: "vic", mode: "RECV_ONLY"))
-            try await viewer.waitForMedia(from: "host", what: "a viewer on the second node decodes the host on the first")
-            #expect(try await nodes[1].publishersOnSFU("meeting:spread").count == 1)
-            for browser in [host, viewer] { await browser.close() }
-            for node in nodes { try await node.shutdown() }
-        } catch {
+            do {
+                let nodes = [
+                    try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURL = janus.url },
+                    try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURL = janus.url },
+                ]
+                for node in nodes {
+                    try await eventually("each node has a Janus session", timeout: .seconds(30)) { node.server.core.media.gateway?.isReady == true }
+                }
+                let driver = try await BrowserDriver(programs: programs)
+                defer { driver.stop() }
+                let host = try await driver.open()
+                let viewer = try await driver.open()
+                try await host.go(try await nodes[0].demoURL("hostuser", meeting: "spread", participant: "host", mode: "SEND_AND_RECV"))
+                try await viewer.go(try await nodes[1].demoURL("vic", meeting: "spread", participant: "vic", mode: "RECV_ONLY"))
+                try await viewer.waitForMedia(from: "host", what: "a viewer on the second node decodes the host on the first")
+                #expect(try await nodes[1].publishersOnSFU("meeting:spread").count == 1)
+                for browser in [host, viewer] { await browser.close() }
+                for node in nodes { try await node.shutdown() }
+            } catch {
+                await cleanUp()
+                throw error
+            }
             await cleanUp()
-            throw error
         }
-        await cleanUp()
     }
 }

@@ -83,4 +83,36 @@ struct MediaSDKTests {
             for browser in [host, page] { await browser.close() }
         }
     }
+
+    @Test("seed 000: a host's LiveEvent with an attached MediaEngine publishes once the event is ready; a participant's browser decodes it; exiting stops it")
+    func liveEventHost() async throws {
+        guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let client = try await server.client("hostuser")
+            let params = LiveEvent.CreateParams()
+            params.userIdsForHost = ["hostuser"]
+            let live = try await client.createLiveEvent(config: params)
+            try await live.enterAsHost()
+            let page = try await driver.open()
+            try await page.go(server.url.absoluteString + "/demo/")
+            let media = await live.attachMedia(BrowserEngine(browser: page))
+            await media.settled()
+            #expect(await media.isPublishing == false)   // created: not yet
+
+            try await live.setEventReady()
+            try await eventually("the host publishes once the event is ready") { await media.isPublishing }
+            let feed = try #require(await media.localFeed)
+            let viewer = try await driver.open()
+            let token = try await server.token("pat")
+            try await viewer.go("\(server.url.absoluteString)/demo/?join=1&token=\(token)&live=\(live.liveEventId)&role=participant&user=pat")
+            try await viewer.waitForMedia(from: "hostuser", what: "a participant decodes the host")
+
+            try await live.exitAsHost()
+            try await eventually("its feed is gone from Janus") { try await !server.publishersOnSFU("live:\(live.liveEventId)").contains(feed.feedId) }
+            #expect(await media.isPublishing == false)
+            for browser in [page, viewer] { await browser.close() }
+        }
+    }
 }

@@ -4,14 +4,17 @@ import Greenroom
 import Testing
 
 /// Runs `body` with a server that runs its own Janus (as `greenroom serve --media` does),
-/// ICE on loopback, once its Janus session is open.
-func withMediaServer<T>(_ programs: MediaPrograms, _ body: (TestServer) async throws -> T) async throws -> T {
-    try await withServer({ config in
-        config.janusExecutable = programs.janus
-        config.mediaICEInterfaces = "lo"
-    }) { server in
-        try await eventually("the server's Janus is up", timeout: .seconds(30)) { server.server.core.media.gateway?.isReady == true }
-        return try await body(server)
+/// ICE on loopback, once its Janus session is open. Media tests (Janus, headless browsers)
+/// have the machine to themselves, like the other heavy tests.
+func withMediaServer<T: Sendable>(_ programs: MediaPrograms, _ body: (TestServer) async throws -> T) async throws -> T {
+    try await HeavyTests.run {
+        try await withServer({ config in
+            config.janusExecutable = programs.janus
+            config.mediaICEInterfaces = "lo"
+        }) { server in
+            try await eventually("the server's Janus is up", timeout: .seconds(30)) { server.server.core.media.gateway?.isReady == true }
+            return try await body(server)
+        }
     }
 }
 
