@@ -37,8 +37,8 @@ extension LiveEvent {
             for await event in subscription.events {
                 guard let self else { return }
                 self.store.withLock { $0.position = event.position }
-                if event.type == MediaEventType.published || event.type == MediaEventType.unpublished {
-                    if let media = try? event.data.decode(as: MediaEvent.self) { await self.store.withLock({ $0.media })?.handle(media) }
+                if let media = MediaSession.mediaEvent(event) {
+                    await self.store.withLock({ $0.media })?.handle(media)
                 } else if let live = try? event.data.decode(as: LiveEventEvent.self) {
                     await self.apply(live, type: event.type)
                 }
@@ -90,7 +90,7 @@ extension LiveEvent {
             case .host(let options): try await enterAsHost(options: options)
             }
             // The old connection's media sessions ended with it: start over.
-            await store.withLock({ $0.media })?.restart()
+            await store.withLock({ $0.media })?.start()
             await notify { $0.didReconnect(self) }
         } catch {
             await leave()

@@ -88,17 +88,10 @@ public actor MediaSession {
 
     // MARK: Starting and stopping
 
-    /// Publishes (when allowed) and receives every feed already in the room.
+    /// Publishes (when allowed) and receives every feed in the room; after a reconnect (the
+    /// server ended the old connection's sessions) the engine's connections are closed first
+    /// and made again, a fresh ICE negotiation.
     func start() {
-        enqueue { session in
-            if await session.canPublish { try await session.publish() }
-            try await session.receiveAll()
-        }
-    }
-
-    /// After a reconnect: the server ended the old connection's sessions, so the engine's
-    /// connections are closed and made again (a fresh ICE negotiation), publishing if allowed.
-    func restart() {
         enqueue { session in
             await session.teardown(publishing: true, receiving: true)
             if await session.canPublish { try await session.publish() }
@@ -176,6 +169,12 @@ public actor MediaSession {
     }
 
     // MARK: Following the room
+
+    /// The media event (`media.published`, `media.unpublished`) that `event` is, if it is one.
+    nonisolated static func mediaEvent(_ event: StreamEvent) -> MediaEvent? {
+        guard event.type == MediaEventType.published || event.type == MediaEventType.unpublished else { return nil }
+        return try? event.data.decode(as: MediaEvent.self)
+    }
 
     /// A media event of the room's stream.
     func handle(_ event: MediaEvent) {

@@ -64,8 +64,8 @@ extension Meeting {
                 guard let self else { return }
                 if event.type == MediaEventType.talking {
                     if let talking = try? event.data.decode(as: MediaTalkingEvent.self) { await self.speakerChanged(talking) }
-                } else if event.type == MediaEventType.published || event.type == MediaEventType.unpublished {
-                    if let media = try? event.data.decode(as: MediaEvent.self) { await self.state.withLock({ $0.media })?.handle(media) }
+                } else if let media = MediaSession.mediaEvent(event) {
+                    await self.state.withLock({ $0.media })?.handle(media)
                 } else if let decoded = try? event.data.decode(as: MeetingEvent.self) {
                     await self.apply(decoded)
                 }
@@ -111,7 +111,7 @@ extension Meeting {
                     do {
                         try await self.joinOnce(resuming: false)
                         // The old connection's media sessions ended with it: start over.
-                        await self.state.withLock({ $0.media })?.restart()
+                        await self.state.withLock({ $0.media })?.start()
                     } catch {
                         await self.stopFollowing()
                         await self.setMeetingState(.CLOSED)

@@ -57,6 +57,14 @@ struct Roster: Sendable {
         return current
     }
 
+    /// The entry `key` on `stream` if the caller's connection holds it now (noted on the
+    /// connection, stored, and held by it), as `reader` sees it.
+    func held(by caller: Caller, stream: String, key: String, in reader: any PresenceReading) async throws -> PresenceEntry? {
+        guard caller.session.rosterEntries.contains(where: { $0.stream == stream && $0.key == key }),
+              let entry = try await reader.presenceEntry(stream: stream, clientId: key), isHeld(entry, by: caller.clientId) else { return nil }
+        return entry
+    }
+
     /// Whether `entry` is held by the connection `clientId` (and not by a newer connection
     /// of its user, nor detached).
     func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {

@@ -12,7 +12,7 @@ extension MediaPlane {
         let rights = try await rights(caller, stream: args.stream)
         if let refusal = rights.publishRefusal { throw refusal }
         let key = MemberKey(clientId: caller.clientId, stream: args.stream)
-        if let handle = member(key)?.publisher, let feed = member(key)?.feed {
+        if let current = member(key), let handle = current.publisher, let feed = current.feed {
             let (_, jsep) = try await relay { try await gateway.plugin(handle, ["request": "configure"], jsep: args.jsep) }
             return MediaPublishResult(jsep: try Self.require(jsep, "answer"), feed: feed)
         }
@@ -78,10 +78,8 @@ extension MediaPlane {
 
     /// Tells the room's owner that a feed's audio or video started or stopped arriving.
     func mediaFlowChanged(_ key: MemberKey, kind: MediaKind, flowing: Bool) async {
-        let kindOfRoom = StreamKind(of: key.stream)
-        guard let feed = member(key)?.feed, let roomId = kindOfRoom.id(in: key.stream),
-              let rules = rules.withLock({ $0[kindOfRoom] }) else { return }
-        await rules.mediaFlowChanged(feed, roomId: roomId, kind: kind, flowing: flowing)
+        guard let feed = member(key)?.feed, let owner = owner(of: key.stream) else { return }
+        await owner.rules.mediaFlowChanged(feed, roomId: owner.roomId, kind: kind, flowing: flowing)
     }
 
     /// Stops the caller's feed in a room.

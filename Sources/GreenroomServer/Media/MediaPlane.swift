@@ -60,7 +60,7 @@ final class MediaPlane: Sendable {
     let events: EventLog
     let logger: Logger
     /// The rules of each kind of room.
-    let rules = Mutex<[StreamKind: any MediaRoomRules]>([:])
+    private let rules = Mutex<[StreamKind: any MediaRoomRules]>([:])
 
     struct MemberKey: Hashable, Sendable {
         let clientId: String
@@ -114,13 +114,20 @@ final class MediaPlane: Sendable {
         return gateway
     }
 
+    /// The rules of the room of `stream` and the room's id (a meeting's, a live event's),
+    /// or `nil` when no registered kind of room owns `stream`.
+    func owner(of stream: String) -> (rules: any MediaRoomRules, roomId: String)? {
+        let kind = StreamKind(of: stream)
+        guard let id = kind.id(in: stream), let rules = rules.withLock({ $0[kind] }) else { return nil }
+        return (rules, id)
+    }
+
     /// The caller's rights in the room of `stream`.
     func rights(_ caller: Caller, stream: String) async throws -> MediaRights {
-        let kind = StreamKind(of: stream)
-        guard let id = kind.id(in: stream), let rules = rules.withLock({ $0[kind] }) else {
+        guard let owner = owner(of: stream) else {
             throw GreenroomError(.invalidParameterValue, "\(stream) is not a meeting's or live event's stream")
         }
-        return try await rules.mediaRights(caller, roomId: id)
+        return try await owner.rules.mediaRights(caller, roomId: owner.roomId)
     }
 
     func member(_ key: MemberKey) -> Member? { state.withLock { $0.members[key] } }

@@ -6,8 +6,8 @@ extension LiveEventService: MediaRoomRules {
     func mediaRights(_ caller: Caller, roomId: String) async throws -> MediaRights {
         let event = try await Self.load(storage, roomId).event
         let stream = StreamKind.live.stream(roomId)
-        let isHost = try await holds(caller, stream: stream, key: Self.hostKey(caller.userId))
-        let isParticipant = try await holds(caller, stream: stream, key: Self.participantKey(caller.userId))
+        let isHost = try await roster.held(by: caller, stream: stream, key: Self.hostKey(caller.userId), in: storage) != nil
+        let isParticipant = try await roster.held(by: caller, stream: stream, key: Self.participantKey(caller.userId), in: storage) != nil
         guard isHost || isParticipant else {
             throw GreenroomError(.actionNotAllowedInCurrentState, "enter live event \(roomId) before using its media")
         }
@@ -27,12 +27,5 @@ extension LiveEventService: MediaRoomRules {
     func mediaFlowChanged(_ feed: MediaFeed, roomId: String, kind: MediaKind, flowing: Bool) async {
         let args = LiveEventMediaArgs(liveEventId: roomId, audioOn: kind == .audio ? flowing : nil, videoOn: kind == .video ? flowing : nil)
         _ = try? await setHostMedia(args, userId: feed.userId)
-    }
-
-    /// Whether the caller's connection holds the roster entry `key` on `stream` now.
-    private func holds(_ caller: Caller, stream: String, key: String) async throws -> Bool {
-        guard caller.session.rosterEntries.contains(where: { $0.stream == stream && $0.key == key }),
-              let entry = try await storage.presenceEntry(stream: stream, clientId: key) else { return false }
-        return roster.isHeld(entry, by: caller.clientId)
     }
 }

@@ -102,7 +102,7 @@ struct MeetingService: Sendable {
         let stream = Self.stream(meetingId)
         let reader = reader ?? storage
         for (entryStream, key) in caller.session.rosterEntries where entryStream == stream {
-            if let entry = try await reader.presenceEntry(stream: stream, clientId: key), roster.isHeld(entry, by: caller.clientId),
+            if let entry = try await roster.held(by: caller, stream: stream, key: key, in: reader),
                let participant = try? entry.data["participant"]?.decode(as: MeetingParticipant.self) {
                 return (entry, participant)
             }
