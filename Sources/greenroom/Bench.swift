@@ -47,9 +47,9 @@ final class BenchTarget: Sendable {
         var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
         if let database = options.database { arguments += ["--database", database] }
         process.arguments = arguments
-        let pipe = Pipe()
+        let pipe = ChildProcesses.pipe()
         process.standardOutput = pipe
-        try process.run()
+        try ChildProcesses.run(process)
         var buffer = ""
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {

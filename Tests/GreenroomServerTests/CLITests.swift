@@ -29,7 +29,7 @@ struct CLITests {
         #expect(metricsStatus == 200 && String(decoding: metrics, as: UTF8.self).contains("greenroom_connections"))
 
         server.process.terminate()  // SIGTERM
-        try await withTimeout(.seconds(20), "serve stops") { await server.waitForExit() }
+        try await withTimeout(.seconds(20), "serve stops") { try await server.waitForExit() }
         #expect(server.process.terminationStatus == 0)
         #expect(server.output.value.contains("Greenroom stopped"))
 
@@ -38,7 +38,7 @@ struct CLITests {
         try await eventually("the server starts from the environment") { fromEnv.output.value.contains("is listening on") }
         #expect(!fromEnv.output.value.contains("(new)"), "the secrets were made again")
         fromEnv.process.interrupt()  // SIGINT
-        try await withTimeout(.seconds(20), "serve stops on SIGINT") { await fromEnv.waitForExit() }
+        try await withTimeout(.seconds(20), "serve stops on SIGINT") { try await fromEnv.waitForExit() }
         #expect(fromEnv.process.terminationStatus == 0)
 
         let bad = try await CLI.run(["serve", "--port", "70000", "--data-dir", directory])
@@ -84,7 +84,7 @@ struct CLITests {
                 (try? await server.rest("GET", "/metrics")).map { $0.1.stringValue?.contains(#"op="stream.subscribe",outcome="ok"} 3"#) == true } ?? false
             }
             let (_, published) = try await server.rest("POST", "/v1/streams/app:news/events", body: ["type": "breaking", "data": "live"])
-            try await withTimeout(.seconds(20), "listen prints the live event") { await live.waitForExit() }
+            try await withTimeout(.seconds(20), "listen prints the live event") { try await live.waitForExit() }
             #expect(try RawJSON(json: live.output.value.trimmingCharacters(in: .whitespacesAndNewlines))["offset"] == published["offset"])
 
             let denied = try await CLI.run(["listen", "app:news", "--count", "1", "--user", "carol"] + common)

@@ -143,8 +143,11 @@ extension MediaBrowserTests {
                                          logger: Logger(label: "greenroom.test.janus"))
             let running = Task { try await janus.run() }
             func cleanUp() async {
+                // Janus is gone when this returns (SIGTERM, SIGKILL after two seconds), so
+                // that no Janus outlives the test process.
                 running.cancel()
                 janus.stop()
+                _ = await running.result
                 await TestEnvironment.dropPostgresDatabase(database, adminURL: admin)
             }
             do {

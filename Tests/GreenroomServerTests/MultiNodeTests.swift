@@ -178,7 +178,7 @@ struct MultiNodeTests {
             try await publisher.value
             #expect(events.map(\.offset) == Array(1...300))
             #expect(recoveries == [true])
-            await first.waitForExit()
+            try await first.waitForExit()
             #expect(first.process.terminationReason == .uncaughtSignal)
             #expect(two.server.connectionCount == 1)
             await client.disconnect()

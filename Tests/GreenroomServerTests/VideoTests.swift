@@ -26,7 +26,7 @@ struct VideoTests {
         process.executableURL = URL(fileURLWithPath: ffmpeg)
         process.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=\(size):rate=25",
                              "-c:v", "mpeg4", "-q:v", "5", url.path]
-        try process.run()
+        try ChildProcesses.run(process)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         return url

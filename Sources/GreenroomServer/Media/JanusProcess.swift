@@ -58,7 +58,7 @@ final class JanusProcess: Service, Sendable {
         return await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
             process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
             do {
-                try process.run()
+                try ChildProcesses.run(process)
                 current.withLock { $0 = process }
                 logger.info("started Janus (pid \(process.processIdentifier)) with its API on \(url)")
             } catch {

@@ -58,7 +58,8 @@ final class BrowserDriver: Sendable {
         process.arguments = ["--port=\(port)"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ChildProcesses.run(process)
+        Watchdog.note("chromedriver started on port \(port)")
         var lastError = "no answer"
         for _ in 0..<100 {
             do {
@@ -85,6 +86,7 @@ final class BrowserDriver: Sendable {
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": .string(chromium), "args": .array(arguments)],
         ]]]
+        Watchdog.note("opening a browser")
         let (answer, status) = try await request("POST", "/session", body: capabilities)
         guard status == 200, let session = answer["value"]?["sessionId"]?.stringValue else {
             throw TestTimeout(what: "chromedriver refused a session: \(answer)")
@@ -107,6 +109,7 @@ final class BrowserDriver: Sendable {
     /// Stops chromedriver (which closes its browsers). Polls rather than `waitUntilExit()`,
     /// which can wait forever when called off a run loop.
     func stop() {
+        Watchdog.note("stopping chromedriver on port \(port)")
         guard process.isRunning else { return }
         process.terminate()
         for _ in 0..<50 where process.isRunning { usleep(100_000) }
@@ -120,6 +123,7 @@ struct Browser: Sendable {
     let session: String
 
     func go(_ url: String) async throws {
+        Watchdog.note("browser \(session.prefix(8)) goes to \(url.prefix(120))")
         let (answer, status) = try await driver.request("POST", "/session/\(session)/url", body: ["url": .string(url)])
         guard status == 200 else { throw TestTimeout(what: "navigation failed: \(answer)") }
     }
@@ -150,6 +154,7 @@ struct Browser: Sendable {
     @discardableResult
     func waitForMedia(from participantId: String, after: Double = 0, what: String) async throws -> Double {
         var last = (frames: 0.0, audio: 0.0)
+        Watchdog.note("browser \(session.prefix(8)) waits for media: \(what)")
         for _ in 0..<300 {
             last = try await received(from: participantId)
             if last.frames > after + 10 && last.audio > 0 { return last.frames }
@@ -160,6 +165,7 @@ struct Browser: Sendable {
     }
 
     func close() async {
+        Watchdog.note("closing browser \(session.prefix(8))")
         _ = try? await driver.request("DELETE", "/session/\(session)")
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GreenroomServer
 import Testing
 
 /// Runs the `greenroom` executable that `swift test` builds beside the test bundle.
@@ -26,7 +27,7 @@ enum CLI {
     static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(30)) async throws -> Result {
         let process = try start(arguments, environment: environment)
         try await withTimeout(timeout, "greenroom \(arguments.joined(separator: " "))") {
-            await process.waitForExit()
+            try await process.waitForExit()
         }
         return Result(status: process.process.terminationStatus, stdout: process.output.value, stderr: process.errors.value)
     }
@@ -36,27 +37,37 @@ enum CLI {
         let process: Process
         let output = Locked("")
         let errors = Locked("")
-        private let exited = Locked<[CheckedContinuation<Void, Never>]?>([])
+        /// Who waits for the exit; `nil` once it happened.
+        private let exited = Locked<[UUID: CheckedContinuation<Void, Never>]?>([:])
 
         init(process: Process) { self.process = process }
 
         func didExit() {
             let waiters = exited.withLock { state -> [CheckedContinuation<Void, Never>] in
                 defer { state = nil }
-                return state ?? []
+                return state.map { Array($0.values) } ?? []
             }
             for waiter in waiters { waiter.resume() }
         }
 
-        func waitForExit() async {
-            await withCheckedContinuation { continuation in
-                let done = exited.withLock { state -> Bool in
-                    guard state != nil else { return true }
-                    state?.append(continuation)
-                    return false
+        /// Returns once the process has exited; throws `CancellationError` once the waiting
+        /// task is cancelled (a test past its time limit must not wait for a process that does
+        /// not end).
+        func waitForExit() async throws {
+            let waiter = UUID()
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { continuation in
+                    let done = exited.withLock { state -> Bool in
+                        guard state != nil, !Task.isCancelled else { return true }
+                        state?[waiter] = continuation
+                        return false
+                    }
+                    if done { continuation.resume() }
                 }
-                if done { continuation.resume() }
+            } onCancel: {
+                exited.withLock { $0?.removeValue(forKey: waiter) }?.resume()
             }
+            if exited.value != nil { throw CancellationError() }
         }
     }
 
@@ -83,7 +94,7 @@ enum CLI {
         var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("GREENROOM_") }
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe(), err = Pipe()
+        let out = ChildProcesses.pipe(), err = ChildProcesses.pipe()
         process.standardOutput = out
         process.standardError = err
         let running = Running(process: process)
@@ -105,7 +116,7 @@ enum CLI {
             if !restErr.isEmpty { running.errors.withLock { $0 += String(decoding: restErr, as: UTF8.self) } }
             running.didExit()
         }
-        try process.run()
+        try ChildProcesses.run(process)
         return running
     }
 }

@@ -32,9 +32,11 @@ struct TestServer {
         config.dataDirectory = dataDirectory ?? makeDataDirectory()
         config.shutdownGrace = 2
         configure(&config)
+        Watchdog.note("starting a server (\(config.databaseURL == nil ? "SQLite" : "PostgreSQL")\(config.janusURL != nil || config.janusExecutable != nil ? ", media" : ""))")
         var logger = Logger(label: "greenroom.test")
         logger.logLevel = ProcessInfo.processInfo.environment["GREENROOM_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
         let server = try await GreenroomServer.start(configuration: config, logger: logger)
+        Watchdog.note("server on port \(server.port) started")
         return TestServer(server: server, dataDirectory: config.dataDirectory)
     }
 
@@ -89,7 +91,9 @@ struct TestServer {
     }
 
     func shutdown() async throws {
+        Watchdog.note("shutting down the server on port \(port)")
         try await server.shutdown()
+        Watchdog.note("the server on port \(port) stopped")
     }
 }
 
@@ -114,6 +118,7 @@ func withServer<T>(_ configure: (inout ServerConfiguration) -> Void = { _ in }, 
 func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
     let clock = ContinuousClock()
     let deadline = clock.now + timeout
+    Watchdog.note("waiting until \(what)")
     while clock.now < deadline {
         if try await condition() { return }
         try await Task.sleep(for: .milliseconds(20))
@@ -177,6 +182,8 @@ enum HeavyTests {
     /// Runs `body` with the machine to itself.
     static func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await turns.acquire(exclusive: true)
+        let watched = Watchdog.begin()
+        defer { Watchdog.end(watched) }
         do {
             let value = try await $inside.withValue(true) { try await body() }
             await turns.release(exclusive: true)
@@ -191,6 +198,8 @@ enum HeavyTests {
     static func shared<T>(_ body: () async throws -> T) async throws -> T {
         if inside { return try await body() }
         try await turns.acquire(exclusive: false)
+        let watched = Watchdog.begin()
+        defer { Watchdog.end(watched) }
         do {
             let value = try await body()
             await turns.release(exclusive: false)

@@ -63,7 +63,7 @@ struct MediaTools: Sendable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
+        let output = ChildProcesses.pipe(), errors = ChildProcesses.pipe()
         process.standardOutput = output
         process.standardError = errors
         process.standardInput = FileHandle.nullDevice
@@ -86,7 +86,7 @@ struct MediaTools: Sendable {
                 }
             }
             do {
-                try process.run()
+                try ChildProcesses.run(process)
             } catch {
                 process.terminationHandler = nil
                 try? output.fileHandleForWriting.close()
