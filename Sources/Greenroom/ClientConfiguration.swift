@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 
 /// Supplies a fresh token when the current one has expired or been refused.
 public typealias TokenProvider = @Sendable () async throws -> String
@@ -25,6 +26,14 @@ public struct ClientConfiguration: Sendable {
     public var heartbeatInterval: Duration = .seconds(20)
     /// The largest frame the client accepts from the server.
     public var maxInboundFrameBytes: Int = 16 * 1024 * 1024
+    /// TLS for `https://` and `wss://` servers: by default the system's trust roots, with
+    /// the certificate and the host name verified. To trust a private CA (a test server, a
+    /// company's own):
+    /// ```swift
+    /// config.tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile("ca.pem"))
+    /// ```
+    /// A certificate that fails verification ends the first connection with `tlsFailure`.
+    public var tls: TLSConfiguration = .makeClientConfiguration()
 
     /// Makes a configuration for the server at `serverURL`.
     public init(serverURL: URL) {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOSSL
 import Synchronization
 
 extension GreenroomClient {
@@ -13,6 +14,18 @@ extension GreenroomClient {
         case stop(GreenroomError?)
     }
 
+    /// The TLS context of ``ClientConfiguration/tls``, made once.
+    private func tlsContext() throws -> NIOSSLContext {
+        if let made = state.withLock({ $0.tlsContext }) { return made }
+        do {
+            let context = try NIOSSLContext(configuration: configuration.tls)
+            state.withLock { $0.tlsContext = context }
+            return context
+        } catch {
+            throw WebSocketTransport.Failure(description: "the TLS settings (ClientConfiguration.tls) cannot be used: \(error)", tls: true)
+        }
+    }
+
     /// Connects, serves the connection, and reconnects until stopped.
     func runConnectionLoop() async {
         var failures = 0
@@ -21,7 +34,7 @@ extension GreenroomClient {
             if failures > 0 || everConnected {
                 setPhase(everConnected ? .reconnecting(attempt: failures + 1) : .connecting)
             }
-            let (ending, connected) = await connectOnce()
+            let (ending, connected) = await connectOnce(firstConnection: !everConnected)
             connectionLost()
             if !connected {
                 // This node did not take us: the next attempt tries the next one.
@@ -86,19 +99,29 @@ extension GreenroomClient {
 
     /// One connection: open, resubscribe, read until it ends. Returns why it ended and
     /// whether it got as far as connected.
-    private func connectOnce() async -> (Ending, Bool) {
+    /// A TLS failure ends a first connection (retrying cannot make a certificate trusted);
+    /// after the client has been connected it is retried like any failure, since the
+    /// server's certificate may be put right while clients wait.
+    private func connectOnce(firstConnection: Bool) async -> (Ending, Bool) {
         let (token, index) = state.withLock { ($0.token ?? "", $0.serverIndex) }
         let server = configuration.serverURLs[index % configuration.serverURLs.count]
+        let url = URL(string: configuration.webSocketURL(for: server)) ?? server
         let opened: WebSocketTransport.Opened
         do {
             opened = try await WebSocketTransport.open(
-                url: URL(string: configuration.webSocketURL(for: server)) ?? server,
+                url: url,
                 headers: [("Authorization", "Bearer \(token)")],
                 maxFrameSize: configuration.maxInboundFrameBytes,
-                timeout: configuration.connectTimeout)
+                timeout: configuration.connectTimeout,
+                tls: WebSocketTransport.isSecure(url) ? try tlsContext() : nil)
         } catch {
             logger.debug("connection failed: \(error)")
-            return (state.withLock({ $0.stopRequested }) ? .stop(nil) : .retry, false)
+            if state.withLock({ $0.stopRequested }) { return (.stop(nil), false) }
+            if let failure = error as? WebSocketTransport.Failure, failure.tls {
+                logger.warning("\(failure)")
+                if firstConnection { return (.stop(GreenroomError(.tlsFailure, failure.description)), false) }
+            }
+            return (.retry, false)
         }
         switch opened {
         case .refused(let status, let refusal):

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOSSL
 import Synchronization
 
 /// The connection to a Greenroom server: one WebSocket that carries commands, replies and
@@ -39,6 +40,8 @@ public final class GreenroomClient: Sendable {
         var stopRequested = false
         /// Which of the configuration's server URLs the next attempt uses.
         var serverIndex = 0
+        /// The TLS context made from ``ClientConfiguration/tls`` for the first `wss://` attempt.
+        var tlsContext: NIOSSLContext?
         weak var delegate: (any GreenroomClientDelegate)?
     }
 

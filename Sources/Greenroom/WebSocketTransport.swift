@@ -5,6 +5,7 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
+import Synchronization
 
 /// Opens the client's WebSocket on SwiftNIO: TCP connect, optional TLS, the HTTP upgrade,
 /// all within one deadline.
@@ -28,25 +29,28 @@ enum WebSocketTransport {
     struct Failure: Error, CustomStringConvertible {
         /// What went wrong.
         var description: String
+        /// The TLS handshake failed (an untrusted or expired certificate, one that does not
+        /// name the host, no common protocol version): retrying does not help.
+        var tls = false
     }
 
     /// The largest refusal body read (the server's JSON error is far smaller).
     static let maxRefusalBodyBytes = 64 * 1024
 
-    /// TLS for `wss://` URLs: the system's trust roots, made once.
-    private static let tlsContext: Result<NIOSSLContext, any Error> = Result {
-        try NIOSSLContext(configuration: .makeClientConfiguration())
-    }
+    /// Whether `url` needs TLS (`wss://` or `https://`).
+    static func isSecure(_ url: URL) -> Bool { url.scheme == "wss" || url.scheme == "https" }
 
-    /// Opens `url` (`ws://` or `wss://`) with `headers`, or fails, within `timeout`.
+    /// Opens `url` (`ws://` or `wss://`, the latter with `tls`) with `headers`, or fails,
+    /// within `timeout`.
     static func open(
-        url: URL, headers: [(String, String)], maxFrameSize: Int, timeout: Duration,
+        url: URL, headers: [(String, String)], maxFrameSize: Int, timeout: Duration, tls: NIOSSLContext?,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> Opened {
         guard let host = url.host, !host.isEmpty else { throw Failure(description: "no host in \(url)") }
-        let secure = url.scheme == "wss" || url.scheme == "https"
+        let secure = isSecure(url)
         let port = url.port ?? (secure ? 443 : 80)
-        let tls = try secure ? tlsContext.get() : nil
+        guard !secure || tls != nil else { throw Failure(description: "no TLS settings for \(url)", tls: true) }
+        let tls = secure ? tls : nil
         var path = url.path.isEmpty ? "/" : url.path
         if let query = url.query { path += "?\(query)" }
         var requestHeaders = HTTPHeaders(headers)
@@ -77,8 +81,13 @@ enum WebSocketTransport {
         maxFrameSize: Int, deadline: TimeAmount
     ) throws -> EventLoopFuture<Opened> {
         let operations = channel.pipeline.syncOperations
+        let handshake = TLSFailureRecorder()
         if let tls {
-            try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: host))
+            // A host given as an address is checked against the certificate's IP addresses;
+            // SNI carries names only.
+            let isAddress = (try? SocketAddress(ipAddress: host, port: 0)) != nil
+            try operations.addHandler(NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : host))
+            try operations.addHandler(handshake)
         }
         let refusal = channel.eventLoop.makePromise(of: Opened.self)
         let recorder = RefusalRecorder(promise: refusal)
@@ -118,6 +127,9 @@ enum WebSocketTransport {
             refusal.fail(Failure(description: "the connection closed before the server answered the upgrade"))
         }
         return result.flatMapErrorThrowing { error in
+            if let failure = handshake.failure {
+                throw Failure(description: "the TLS handshake with \(host) failed (\(failure)): is the server's certificate trusted (ClientConfiguration.tls.trustRoots), valid now, and made for \(host)?", tls: true)
+            }
             if timedOut.value { throw Failure(description: "no answer to the WebSocket upgrade within \(deadline)") }
             if error is ChannelError { throw Failure(description: "the server closed the connection before answering the upgrade") }
             throw Failure(description: "the WebSocket upgrade failed: \(error)")
@@ -158,5 +170,24 @@ private final class RefusalRecorder: ChannelInboundHandler, RemovableChannelHand
 
     private struct RefusalBody: Decodable {
         var error: GreenroomError
+    }
+}
+
+
+/// Keeps the error that failed the TLS handshake, which would otherwise surface only as a
+/// closed connection.
+private final class TLSFailureRecorder: ChannelInboundHandler, Sendable {
+    typealias InboundIn = ByteBuffer
+
+    private let recorded = Mutex<String?>(nil)
+
+    /// The handshake's error, if it failed.
+    var failure: String? { recorded.withLock { $0 } }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
+            recorded.withLock { $0 = $0 ?? "\(error)" }
+        }
+        context.fireErrorCaught(error)
     }
 }

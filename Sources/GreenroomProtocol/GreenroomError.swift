@@ -87,6 +87,9 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case timeout = 1900101
     /// The client is not connected and was asked not to wait.
     case notConnected = 1900102
+    /// The TLS handshake with the server failed: its certificate is not trusted, not valid
+    /// now, or not made for the host. Retrying does not help.
+    case tlsFailure = 1900103
     // 27001xx: chat
     /// The caller (or a user named) is not a member of the channel.
     case notChannelMember = 2700100
@@ -149,6 +152,7 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .connectionLost: "connectionLost"
         case .timeout: "timeout"
         case .notConnected: "notConnected"
+        case .tlsFailure: "tlsFailure"
         case .notChannelMember: "notChannelMember"
         case .operatorRequired: "operatorRequired"
         case .channelMemberLimitReached: "channelMemberLimitReached"

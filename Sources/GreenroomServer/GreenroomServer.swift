@@ -1,6 +1,8 @@
 import Foundation
 import GreenroomProtocol
 import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -35,10 +37,12 @@ public final class GreenroomServer: Sendable {
         self.task = task
     }
 
-    /// The HTTP base URL, e.g. `http://127.0.0.1:8080`.
-    public var baseURL: URL { URL(string: "http://\(configuration.host):\(port)")! }
-    /// The WebSocket URL clients connect to, e.g. `ws://127.0.0.1:8080/v1/connect`.
-    public var webSocketURL: URL { URL(string: "ws://\(configuration.host):\(port)/v1/connect")! }
+    /// Whether the server speaks HTTPS and `wss://` (``ServerConfiguration/tlsCertificatePath``).
+    public var isSecure: Bool { configuration.tlsCertificatePath != nil }
+    /// The HTTP base URL, e.g. `http://127.0.0.1:8080` (`https://` with TLS).
+    public var baseURL: URL { URL(string: "\(isSecure ? "https" : "http")://\(configuration.host):\(port)")! }
+    /// The WebSocket URL clients connect to, e.g. `ws://127.0.0.1:8080/v1/connect` (`wss://` with TLS).
+    public var webSocketURL: URL { URL(string: "\(isSecure ? "wss" : "ws")://\(configuration.host):\(port)/v1/connect")! }
     /// The number of open client connections.
     public var connectionCount: Int { core.connections.count }
     /// The server's metrics.
@@ -75,6 +79,7 @@ public final class GreenroomServer: Sendable {
         signals: [UnixSignal] = []
     ) async throws -> GreenroomServer {
         try configuration.validate()
+        let tls = try configuration.serverTLS()
         let secrets = try Secrets.loadOrCreate(in: configuration.dataDirectory)
         let backend = try await StorageBackend.open(configuration, logger: logger)
         let storage = backend.storage
@@ -96,9 +101,16 @@ public final class GreenroomServer: Sendable {
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let router = core.buildRouter()
+        let server: HTTPServerBuilder
+        do {
+            server = try tls.map { try .tls(.greenroom(core: core), tlsConfiguration: $0) } ?? .greenroom(core: core)
+        } catch {
+            try? await storage.close()
+            throw GreenroomServerError.invalidConfiguration("cannot use the TLS certificate and key: \(error)")
+        }
         let app = Application(
             router: router,
-            server: .greenroom(core: core),
+            server: server,
             // A deep accept queue: after a restart every client reconnects at once, and a SYN
             // dropped from a full queue is retried only a second or more later.
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Greenroom", backlog: 4096),

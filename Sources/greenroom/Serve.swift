@@ -15,6 +15,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Run a local Janus for live audio and video (janus on PATH, or GREENROOM_JANUS), restarted if it dies.") var media = false
     @Option(name: .customLong("janus-url"), help: "Use an external Janus's WebSocket API for live audio and video, e.g. ws://127.0.0.1:8188 (GREENROOM_JANUS_URL).") var janusURL: String?
     @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
+    @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
+    @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert (GREENROOM_TLS_KEY).") var tlsKey: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
 
     func run() async throws {
@@ -25,6 +27,8 @@ struct Serve: AsyncParsableCommand {
         if let database { config.databaseURL = database }
         if let janusURL { config.janusURL = janusURL }
         if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
+        if let tlsCert { config.tlsCertificatePath = tlsCert }
+        if let tlsKey { config.tlsKeyPath = tlsKey }
         if media && config.janusExecutable == nil {
             guard let found = Self.onPath("janus") else {
                 throw ValidationError("--media needs Janus: install it (Debian: apt-get install janus) or set GREENROOM_JANUS to its path")
@@ -40,6 +44,7 @@ struct Serve: AsyncParsableCommand {
         say("""
             Greenroom is listening on \(server.baseURL.absoluteString) (WebSocket \(server.webSocketURL.absoluteString))
             data directory: \(config.dataDirectory)
+            TLS: \(config.tlsCertificatePath.map { "on (\($0))" } ?? "off: plain HTTP and ws:// (--tls-cert/--tls-key, or a reverse proxy in front)")
             storage: \(config.databaseURL.map { _ in "PostgreSQL (several nodes may share it)" } ?? "SQLite in the data directory")
             app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
             server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)

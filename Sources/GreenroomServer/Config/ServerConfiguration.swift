@@ -63,6 +63,14 @@ public struct ServerConfiguration: Sendable {
     /// when clients run on the same machine); all when not set.
     public var mediaICEInterfaces: String?
 
+    /// A PEM file with the server's TLS certificate, its chain after it (`GREENROOM_TLS_CERT`,
+    /// `serve --tls-cert`). With ``tlsKeyPath`` the server speaks only HTTPS and `wss://`;
+    /// without both it speaks plain HTTP and `ws://` (behind a reverse proxy that terminates
+    /// TLS, or on loopback).
+    public var tlsCertificatePath: String?
+    /// A PEM file with the private key of ``tlsCertificatePath`` (`GREENROOM_TLS_KEY`, `serve --tls-key`).
+    public var tlsKeyPath: String?
+
     /// The default configuration.
     public init() {}
 
@@ -99,6 +107,8 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_JANUS_URL") { (v: String) in config.janusURL = v }
         try value("GREENROOM_JANUS") { (v: String) in config.janusExecutable = v }
         try value("GREENROOM_MEDIA_ICE_INTERFACES") { (v: String) in config.mediaICEInterfaces = v }
+        try value("GREENROOM_TLS_CERT") { (v: String) in config.tlsCertificatePath = v }
+        try value("GREENROOM_TLS_KEY") { (v: String) in config.tlsKeyPath = v }
         try config.validate()
         return config
     }
@@ -121,6 +131,9 @@ public struct ServerConfiguration: Sendable {
         }
         if janusURL != nil && janusExecutable != nil {
             throw GreenroomServerError.invalidConfiguration("use an external Janus (janusURL) or run one (janusExecutable), not both")
+        }
+        if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
+            throw GreenroomServerError.invalidConfiguration("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)")
         }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
     }

@@ -3,6 +3,7 @@ import GreenroomProtocol
 import Hummingbird
 import HummingbirdCore
 import NIOCore
+import NIOSSL
 
 extension ServerCore {
     /// The WebSocket's path.
@@ -61,7 +62,7 @@ extension ServerCore {
     }
 
     /// On the event loop, as the upgrade completes: the connection's state and handlers
-    /// (``WireHandler`` next to the socket, ``ClientSocketHandler`` after the WebSocket
+    /// (``WireHandler`` next to the socket or its TLS, ``ClientSocketHandler`` after the WebSocket
     /// codec), and the timer that closes it when its token expires.
     func startSession(on channel: any Channel, identity: Identity) throws {
         let wire = WireHandler(interval: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
@@ -76,7 +77,12 @@ extension ServerCore {
             connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
         }
         do {
-            try channel.pipeline.syncOperations.addHandler(wire, position: .first)
+            // Next to the socket, or next to TLS: the wire handler reads and writes plaintext bytes.
+            if let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self) {
+                try channel.pipeline.syncOperations.addHandler(wire, position: .after(tls))
+            } else {
+                try channel.pipeline.syncOperations.addHandler(wire, position: .first)
+            }
             try channel.pipeline.syncOperations.addHandler(ClientSocketHandler(queue: queue, expiry: expiry))
         } catch {
             expiry.cancel()

@@ -77,7 +77,7 @@ enum CLI {
         var base: URL?
         try await eventually("the server says where it listens") {
             guard let line = server.output.value.split(separator: "\n").first(where: { $0.contains("is listening on") }) else { return false }
-            base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap { URL(string: String($0)) }
+            base = line.split(separator: " ").first(where: { $0.hasPrefix("http://") || $0.hasPrefix("https://") }).flatMap { URL(string: String($0)) }
             return base != nil
         }
         return (server, base!)
