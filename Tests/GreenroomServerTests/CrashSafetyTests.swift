@@ -1,9 +1,10 @@
 import Foundation
 import Greenroom
 import GreenroomServer
+import PostgresNIO
 import Testing
 
-/// A node killed with SIGKILL loses nothing it acknowledged.
+/// A node killed with SIGKILL, or a database that fails a write batch, loses nothing acknowledged.
 @Suite("Crash safety", .timeLimit(.minutes(5)))
 struct CrashSafetyTests {
     /// Every message of a channel, oldest first, read page by page from the newest.
@@ -103,5 +104,75 @@ struct CrashSafetyTests {
         guard let admin = TestEnvironment.postgres(for: "the PostgreSQL crash test") else { return nil }
         let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         return (["--database", url], { await TestEnvironment.dropPostgresDatabase(url, adminURL: admin) })
+    }
+}
+
+extension CrashSafetyTests {
+    @Test("PostgreSQL serialization failures (40001) forced into write batches: each batch runs again and every message is stored once, in one gapless sequence; a batch that keeps failing is refused as unavailable and stores nothing")
+    func serializationFailuresRetried() async throws {
+        guard let admin = TestEnvironment.postgres(for: "the forced serialization failure test") else { return }
+        let database = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
+        defer { Task { await TestEnvironment.dropPostgresDatabase(database, adminURL: admin) } }
+        try await withServer({ $0.databaseURL = database }) { server in
+            // Three event inserts fail as a serialization failure would (fewer than a batch's
+            // attempts, even should all three hit one batch). A sequence counts them: unlike
+            // a table it is not rolled back with the failed transaction.
+            try await TestEnvironment.withAdminConnection(database) { connection in
+                for statement in [
+                    "CREATE SEQUENCE forced_faults",
+                    """
+                    CREATE FUNCTION force_fault() RETURNS trigger AS $$
+                    BEGIN
+                        IF nextval('forced_faults') <= 3 OR current_setting('greenroom.always_fail', true) = 'on' THEN
+                            RAISE EXCEPTION 'forced serialization failure' USING ERRCODE = '40001';
+                        END IF;
+                        RETURN NEW;
+                    END $$ LANGUAGE plpgsql
+                    """,
+                    "CREATE TRIGGER force_fault BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION force_fault()",
+                ] {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: TestEnvironment.logger)
+                }
+            }
+            let client = try await server.client("alice")
+            let channel: ChannelId = "retried"
+            _ = try await client.createChannel(id: channel, name: "Retried", members: [])
+            let room = client.channelController(for: channel)
+            let sent = try await withThrowingTaskGroup(of: ChatMessage.self) { group in
+                for index in 1...40 { group.addTask { try await room.sendMessage(text: "m\(index)") } }
+                return try await group.reduce(into: [ChatMessage]()) { $0.append($1) }
+            }
+            let stored = try await history(client, channel)
+            #expect(sent.count == 40)
+            #expect(Set(stored.map(\.id)) == Set(sent.map(\.id)))
+            #expect(stored.map(\.sequence) == (1...40).map { Int64($0) })
+            var faults: Int64 = 0
+            try await TestEnvironment.withAdminConnection(database) { connection in
+                for try await value in try await connection.query("SELECT last_value FROM forced_faults", logger: TestEnvironment.logger).decode(Int64.self) {
+                    faults = value
+                }
+            }
+            #expect(faults > 3, "the forced failures did not all happen (\(faults) inserts seen)")
+
+            // Every attempt fails: the send is refused as unavailable (transient), stores
+            // nothing, and the connection serves on.
+            try await TestEnvironment.withAdminConnection(database) { connection in
+                let name = String(database.split(separator: "/").last ?? "")
+                try await connection.query(PostgresQuery(unsafeSQL: "ALTER DATABASE \(name) SET greenroom.always_fail = 'on'"), logger: TestEnvironment.logger)
+            }
+            // Pooled connections read the setting when they open: a fresh node sees it (started
+            // here, inside this test's turn, rather than by a second withServer).
+            let failing = try await TestServer.start { $0.databaseURL = database }
+            let other = try await failing.client("alice")
+            let error = await #expect(throws: GreenroomError.self) {
+                _ = try await other.channelController(for: channel).sendMessage(text: "refused")
+            }
+            #expect(error?.errorCode == .unavailable && error?.isTransient == true)
+            #expect(other.connectionState == .connected)
+            await failing.disconnectClients()
+            try await failing.shutdown()
+            let after = try await history(client, channel)
+            #expect(after.count == 40 && !after.contains { $0.text == "refused" })
+        }
     }
 }

@@ -93,14 +93,15 @@ struct TLSTests {
             // A CA the client trusts, but a server certificate for another name.
             let otherDirectory = TestServer.makeDataDirectory()
             let other = try authority.issueServerCertificate(for: "other.example", in: otherDirectory)
-            try await withServer({ config in
+            // Started inside this test's turn (a second withServer would queue for another).
+            let wrongName = try await TestServer.start { config in
                 config.tlsCertificatePath = other.certificate
                 config.tlsKeyPath = other.key
-            }) { wrongName in
-                let misnamed = try client(URL(string: "https://localhost:\(wrongName.port)")!, trusting: authority)
-                let error = await #expect(throws: GreenroomError.self) { try await misnamed.connect(token: try await wrongName.token("mallory")) }
-                #expect(error?.errorCode == .tlsFailure)
             }
+            let misnamed = try client(URL(string: "https://localhost:\(wrongName.port)")!, trusting: authority)
+            let misnamedError = await #expect(throws: GreenroomError.self) { try await misnamed.connect(token: try await wrongName.token("mallory")) }
+            #expect(misnamedError?.errorCode == .tlsFailure)
+            try await wrongName.shutdown()
 
             // A plain ws:// client is not served by a TLS server, and the server lives on.
             var plain = ClientConfiguration(serverURL: URL(string: "http://localhost:\(server.port)")!)
