@@ -1,6 +1,6 @@
 import Foundation
 import Greenroom
-import GreenroomServer
+@testable import GreenroomServer
 import Synchronization
 import Testing
 
@@ -202,5 +202,45 @@ struct LifecycleTests {
         #expect(try await half.readUntilEOF(timeout: .seconds(5)))
         #expect(try await partial.readUntilEOF(timeout: .seconds(5)))
         #expect(try await idle.readUntilEOF(timeout: .seconds(5)))
+    }
+}
+
+extension LifecycleTests {
+    @Test("a client cut off while its sends wait for the database leaves nothing waiting: its connection ends, what it sent is stored in order, and the next writes go through")
+    func cutWhileWaiting() async throws {
+        try await withServer { server in
+            let alice = try await server.client("alice")
+            let channel: ChannelId = "held"
+            _ = try await alice.createChannel(id: channel, name: "Held", members: [])
+            guard let storage = server.server.core.storage as? SQLiteStorage else {
+                Issue.record("the default storage is not SQLite")
+                return
+            }
+            let socket = try RawSocket(port: server.port)
+            #expect(try await socket.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(try await server.token("alice"))"]).status == 101)
+            #expect(server.server.connectionCount == 2)
+            // The test holds the database's write lock: the sends queue up with the node's
+            // writer, which waits for the lock, and the client is cut off meanwhile.
+            try await storage.writeLock.withLock {
+                for n in 1...30 {
+                    try socket.sendText(#"{"id":\#(n),"op":"message.send","args":{"channelId":"held","text":"w\#(n)"}}"#)
+                }
+                try await eventually("the node's writer waits for the lock") { storage.writeLock.status.waiting >= 1 }
+                socket.cut()
+            }
+            // Every waiter was let go: the lock is free, and the cut connection's commands
+            // ended (its session ends only after they have), so it is gone.
+            try await eventually("nothing waits for the lock") { storage.writeLock.status == (false, 0) }
+            try await eventually("the cut connection has ended") { server.server.connectionCount == 1 }
+            let after = try await alice.channelController(for: channel).sendMessage(text: "after")
+            let page = try await alice.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channel, limit: 100))
+            let texts = page.items.map(\.text)
+            // At least the send the writer waited with was stored (all that were read
+            // before the cut are: their commands run to the end).
+            #expect(texts.count >= 2, "\(texts)")
+            #expect(texts.last == "after" && after.sequence == Int64(texts.count))
+            #expect(Array(texts.dropLast()) == (0..<(texts.count - 1)).map { "w\($0 + 1)" }, "the cut client's sends, in the order sent")
+            #expect(page.items.map(\.sequence) == (1...texts.count).map(Int64.init))
+        }
     }
 }

@@ -40,6 +40,11 @@ final class RawSocket: @unchecked Sendable {
 
     deinit { Glibc.close(fd) }
 
+    /// Cuts the connection both ways, as a failing network would (no close frame).
+    func cut() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Ends what this side sends (a TCP FIN, as a client that quits without a close frame).
     func shutdownWrites() {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
