@@ -52,7 +52,7 @@ struct BenchReconnect: AsyncParsableCommand {
             if index == events / 2 {
                 try await target.post("/v1/connections/disconnect", ["cut": true])
                 let cut = Date()
-                watcher = Task { await Self.timeUntilAllConnected(sdkClients, since: cut) }
+                watcher = Task { [sdkClients] in await Self.timeUntilAllConnected(sdkClients, since: cut) }
             }
         }
         // Time from the cut until every client was connected (and resubscribed) again,
