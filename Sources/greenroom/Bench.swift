@@ -11,7 +11,7 @@ import FoundationNetworking
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a server: fan-out, idle connections, reconnect storms, durable appends.",
-        subcommands: [BenchFanout.self, BenchConnections.self, BenchReconnect.self, BenchStore.self])
+        subcommands: [BenchFanout.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self])
 }
 
 /// Options every benchmark takes.
@@ -86,6 +86,13 @@ final class BenchTarget: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try body.jsonData()
         return try await HTTPTransport.data(for: request).1
+    }
+
+    /// A counter or gauge from the server's `/metrics` (without labels).
+    func metric(_ name: String) async throws -> Double? {
+        let (data, _) = try await HTTPTransport.data(for: URLRequest(url: baseURL.appendingPathComponent("metrics")))
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") }
     }
 
     /// The child server's CPU seconds (user + system) so far, from /proc.
