@@ -130,14 +130,18 @@ final class SoakLoad: Sendable {
     /// A short-lived client: connects, subscribes, joins a meeting, leaves, disconnects.
     private func churn() async throws {
         let client = GreenroomClient(configuration: Self.configuration(target))
-        defer { Task { await client.disconnect() } }
         let id = "churn-\(Int.random(in: 0..<1_000_000))"
-        try await client.connect(token: try await target.token(id))
-        _ = try await client.subscribe(to: stream, since: nil)
-        let meeting = client.initMeeting(meetingId: "soak-room-\(Int.random(in: 0..<4))", participantId: id, participantName: id,
-                                         micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY)
-        try await meeting.join()
-        try await meeting.leave()
+        do {
+            try await client.connect(token: try await target.token(id))
+            _ = try await client.subscribe(to: stream, since: nil)
+            let meeting = client.initMeeting(meetingId: "soak-room-\(Int.random(in: 0..<4))", participantId: id, participantName: id,
+                                             micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY)
+            try await meeting.join()
+            try await meeting.leave()
+        } catch {
+            await client.disconnect()
+            throw error
+        }
         await client.disconnect()
     }
 
