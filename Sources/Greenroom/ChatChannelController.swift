@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// Told of a channel's changes, on the main actor. Every method is optional.
 @MainActor
@@ -52,7 +52,7 @@ public final class ChatChannelController: Sendable {
     public let channelId: ChannelId
     /// The client it acts through.
     public let client: ChatClient
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(channelId: ChannelId, client: ChatClient) {
         self.channelId = channelId

@@ -1,7 +1,7 @@
 import Foundation
+import GreenroomProtocol
 import Logging
 import NIOSSL
-import Synchronization
 
 extension GreenroomClient {
     /// What ended one connection attempt.
@@ -235,7 +235,7 @@ extension GreenroomClient {
 
 /// A flag set once, read from any thread (whether an attempt reached `connected`, timed out, …).
 final class Flag: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     func set() { flag.withLock { $0 = true } }
     var value: Bool { flag.withLock { $0 } }
 }

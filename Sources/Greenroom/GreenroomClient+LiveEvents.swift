@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 extension GreenroomClient {
     /// Creates a live event; the caller may then enter it as a host if listed in `userIdsForHost`
@@ -41,7 +41,7 @@ public final class LiveEventListQuery: Sendable {
 
     private let client: GreenroomClient
     private let args: LiveEventListArgs
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(client: GreenroomClient, args: LiveEventListArgs) {
         self.client = client

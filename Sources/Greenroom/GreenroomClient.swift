@@ -1,7 +1,7 @@
 import Foundation
+import GreenroomProtocol
 import Logging
 import NIOSSL
-import Synchronization
 
 /// The connection to a Greenroom server: one WebSocket that carries commands, replies and
 /// the events of every subscribed stream, and that comes back by itself.
@@ -48,7 +48,7 @@ public final class GreenroomClient: Sendable {
     /// The client's settings.
     public let configuration: ClientConfiguration
     let logger: Logger
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Makes a client for the server at `serverURL` (`http://host:port`).
     public convenience init(serverURL: URL) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// A live event, kept current with its events once entered (as a participant or a host).
 ///
@@ -25,7 +25,7 @@ public final class LiveEvent: Sendable {
             var customItems: [String: String] = [:]
         }
 
-        private let values = Mutex(Values())
+        private let values = Locked(Values())
 
         /// Makes empty parameters.
         public init() {}
@@ -90,11 +90,11 @@ public final class LiveEvent: Sendable {
 
     /// The client this event acts through.
     public let client: GreenroomClient
-    let store: Mutex<State>
+    let store: Locked<State>
 
     init(_ data: LiveEventData, client: GreenroomClient) {
         self.client = client
-        self.store = Mutex(State(data: data))
+        self.store = Locked(State(data: data))
     }
 
     deinit {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// A stage meeting, from the local participant's side: its participants, modes, media
 /// state and pins kept current with the meeting's events, and pub/sub.
@@ -36,15 +36,15 @@ public final class Meeting: Sendable {
     /// The client it acts through.
     public let client: GreenroomClient
     /// What the local participant joins with.
-    let joinArgs: Mutex<MeetingJoinArgs>
+    let joinArgs: Locked<MeetingJoinArgs>
     /// Publishing and subscribing to topics.
     public let pubsub: PubSub
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(client: GreenroomClient, args: MeetingJoinArgs) {
         self.id = args.meetingId
         self.client = client
-        self.joinArgs = Mutex(args)
+        self.joinArgs = Locked(args)
         self.pubsub = PubSub()
         pubsub.meeting = self
     }

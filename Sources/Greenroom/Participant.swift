@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// A participant of a meeting, kept current with the meeting's events.
 public final class Participant: Sendable, Identifiable {
@@ -14,13 +14,13 @@ public final class Participant: Sendable, Identifiable {
     /// Whether this is the local participant.
     public let isLocal: Bool
     private weak let meeting: Meeting?
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(_ data: MeetingParticipant, isLocal: Bool, meeting: Meeting) {
         self.id = data.participantId
         self.isLocal = isLocal
         self.meeting = meeting
-        self.state = Mutex(State(data: data))
+        self.state = Locked(State(data: data))
     }
 
     /// Everything the server told about the participant.

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// A meeting's pub/sub: messages on topics, to everyone or to some participants, kept for
 /// later subscribers when asked.
@@ -16,8 +16,8 @@ public final class PubSub: Sendable {
         var delivered: [String: Set<String>] = [:]
     }
 
-    private let state = Mutex(State())
-    private let owner = Mutex<WeakMeeting>(WeakMeeting())
+    private let state = Locked(State())
+    private let owner = Locked<WeakMeeting>(WeakMeeting())
     var meeting: Meeting? {
         get { owner.withLock { $0.meeting } }
         set { owner.withLock { $0.meeting = newValue } }

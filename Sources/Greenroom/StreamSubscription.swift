@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// What a subscription yields: its events, and a report after each resubscription.
 public enum SubscriptionUpdate: Sendable, Hashable {
@@ -27,13 +27,13 @@ public final class StreamSubscription: Sendable {
     /// Events and recovery reports, in order.
     public let updates: AsyncStream<SubscriptionUpdate>
     private let continuation: AsyncStream<SubscriptionUpdate>.Continuation
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private weak let client: GreenroomClient?
 
     init(stream: String, client: GreenroomClient, since: StreamPosition?) {
         self.stream = stream
         self.client = client
-        self.state = Mutex(State(position: since))
+        self.state = Locked(State(position: since))
         (updates, continuation) = AsyncStream.makeStream(of: SubscriptionUpdate.self, bufferingPolicy: .unbounded)
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// A filtered, sorted, paged list of videos that stays current with the feed's
 /// notifications: created videos that match are inserted in order, updates are applied
@@ -32,7 +32,7 @@ public final class VideoPlaylist: Sendable {
     public let oldestFirst: Bool
     /// Videos per page.
     public let pageSize: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Makes a playlist and starts following the feed.
     public init(session: VideoSession, owner: String? = nil, status: VideoStatus? = nil, tag: String? = nil, oldestFirst: Bool = false, pageSize: Int = 20) {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -65,7 +65,7 @@ public final class VideoSession: Sendable {
     public let client: GreenroomClient
     /// Where notifications are posted (`.default` unless given).
     public let notificationCenter: NotificationCenter
-    let state = Mutex(State())
+    let state = Locked(State())
 
     /// Makes a session for the server at `serverURL`.
     public convenience init(serverURL: URL) {

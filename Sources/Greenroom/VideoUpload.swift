@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 
 /// An upload in progress: its progress as an `AsyncStream` (and as
 /// ``Notification/Name/GRVideoUploadProgress``), and its result.
@@ -10,8 +10,8 @@ public final class VideoUpload: Sendable {
     /// Fractions of the file the server holds (0…1), ending with 1.
     public let progress: AsyncStream<Double>
     private let continuation: AsyncStream<Double>.Continuation
-    private let task = Mutex<Task<Video, any Error>?>(nil)
-    private let ticket = Mutex<VideoUploadTicket?>(nil)
+    private let task = Locked<Task<Video, any Error>?>(nil)
+    private let ticket = Locked<VideoUploadTicket?>(nil)
 
     init() {
         (progress, continuation) = AsyncStream.makeStream(of: Double.self, bufferingPolicy: .bufferingNewest(256))

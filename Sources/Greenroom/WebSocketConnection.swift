@@ -1,6 +1,6 @@
+import GreenroomProtocol
 import NIOCore
 import NIOWebSocket
-import Synchronization
 
 /// One open client WebSocket: sends masked frames, answers pings, joins fragmented
 /// messages, runs the close handshake, and pings the server to notice a dead connection.
@@ -21,9 +21,9 @@ final class WebSocketConnection: Sendable {
 
     private let asyncChannel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
     /// Whether this side has sent its close frame (it is sent once).
-    private let closeSent = Mutex(false)
+    private let closeSent = Locked(false)
     /// Whether anything arrived since the heartbeat last looked.
-    private let heard = Mutex(true)
+    private let heard = Locked(true)
 
     /// Wraps an upgraded channel; called on its event loop by the upgrader.
     init(channel: any Channel) throws {

@@ -5,7 +5,6 @@ import NIOHTTP1
 import NIOPosix
 import NIOSSL
 import NIOWebSocket
-import Synchronization
 
 /// Opens the client's WebSocket on SwiftNIO: TCP connect, optional TLS, the HTTP upgrade,
 /// all within one deadline.
@@ -173,13 +172,12 @@ private final class RefusalRecorder: ChannelInboundHandler, RemovableChannelHand
     }
 }
 
-
 /// Keeps the error that failed the TLS handshake, which would otherwise surface only as a
 /// closed connection.
 private final class TLSFailureRecorder: ChannelInboundHandler, Sendable {
     typealias InboundIn = ByteBuffer
 
-    private let recorded = Mutex<String?>(nil)
+    private let recorded = Locked<String?>(nil)
 
     /// The handshake's error, if it failed.
     var failure: String? { recorded.withLock { $0 } }

@@ -39,10 +39,19 @@ public final class GreenroomServer: Sendable {
 
     /// Whether the server speaks HTTPS and `wss://` (``ServerConfiguration/tlsCertificatePath``).
     public var isSecure: Bool { configuration.tlsCertificatePath != nil }
-    /// The HTTP base URL, e.g. `http://127.0.0.1:8080` (`https://` with TLS).
-    public var baseURL: URL { URL(string: "\(isSecure ? "https" : "http")://\(configuration.host):\(port)")! }
+    /// The HTTP base URL, e.g. `http://127.0.0.1:8080` (`https://` with TLS; an IPv6 host
+    /// in brackets, `http://[::1]:8080`).
+    public var baseURL: URL { url(scheme: isSecure ? "https" : "http") }
     /// The WebSocket URL clients connect to, e.g. `ws://127.0.0.1:8080/v1/connect` (`wss://` with TLS).
-    public var webSocketURL: URL { URL(string: "\(isSecure ? "wss" : "ws")://\(configuration.host):\(port)/v1/connect")! }
+    public var webSocketURL: URL { url(scheme: isSecure ? "wss" : "ws", path: ServerCore.connectPath) }
+
+    /// A URL of this server: the host it listens on (an IPv6 address in brackets), its port.
+    private func url(scheme: String, path: String = "") -> URL {
+        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
+        // The host was bound, so it is a name or an address; were it neither, the loopback
+        // address says where this process listens just as well.
+        return URL(string: "\(scheme)://\(host):\(port)\(path)") ?? URL(string: "\(scheme)://127.0.0.1:\(port)\(path)")!
+    }
     /// The number of open client connections.
     public var connectionCount: Int { core.connections.count }
     /// The server's metrics.
@@ -130,7 +139,8 @@ public final class GreenroomServer: Sendable {
                 .init(service: PresenceService(core: core)),
             ] + core.capabilityServices.map { .init(service: $0) } + [
                 .init(service: BoundedShutdown(
-                    inner: app, grace: .seconds(max(configuration.shutdownGrace, 1)), what: "the HTTP server", logger: logger)),
+                    inner: app, grace: .seconds(max(configuration.shutdownGrace, 1)), what: "the HTTP server", logger: logger,
+                    afterwards: { [openChannels = core.openChannels] in openChannels.closeAll() })),
                 .init(service: ConnectionDrainService(core: core)),
             ],
             gracefulShutdownSignals: signals,

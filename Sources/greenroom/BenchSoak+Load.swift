@@ -1,6 +1,6 @@
 import Foundation
+import GreenroomProtocol
 import Greenroom
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,7 +17,7 @@ final class SoakLoad: Sendable {
     private let subscriptions: [StreamSubscription]
     private let received: [Received]
     private let collectors: [Task<Void, Never>]
-    private let acknowledgedIds = Mutex<[String]>([])
+    private let acknowledgedIds = Locked<[String]>([])
     private let published = Tally()
     let operations = Tally()
     let failures = Tally()
@@ -25,7 +25,7 @@ final class SoakLoad: Sendable {
 
     /// Offsets one long-lived subscriber received.
     final class Received: Sendable {
-        let offsets = Mutex<Set<UInt64>>([])
+        let offsets = Locked<Set<UInt64>>([])
         var count: Int { offsets.withLock { $0.count } }
     }
 

@@ -1,7 +1,7 @@
 import Foundation
+import GreenroomProtocol
 import Greenroom
 import GreenroomServer
-import Synchronization
 import Testing
 
 @Suite("Tokens and the WebSocket upgrade", .timeLimit(.minutes(5)))
@@ -138,7 +138,7 @@ struct AuthTests {
 
 /// A thread-safe counter for callbacks.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

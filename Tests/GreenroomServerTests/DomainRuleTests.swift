@@ -1,7 +1,6 @@
 import Foundation
 import GreenroomProtocol
 @testable import GreenroomServer
-import Synchronization
 import Testing
 
 /// The capabilities' rules on in-memory storage, without a server or a socket: each test
@@ -50,7 +49,7 @@ struct DomainRuleTests {
 
     /// A caller's session without a socket: it keeps the roster notes a connection keeps.
     final class NotedSession: CallerSession {
-        private let notes = Mutex<[(stream: String, key: String)]>([])
+        private let notes = Locked<[(stream: String, key: String)]>([])
         func holdRoster(stream: String, key: String) {
             notes.withLock { notes in if !notes.contains(where: { $0 == (stream, key) }) { notes.append((stream, key)) } }
         }

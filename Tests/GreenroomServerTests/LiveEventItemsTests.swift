@@ -1,4 +1,5 @@
 import Foundation
+import GreenroomProtocol
 import Greenroom
 import GreenroomServer
 import Testing

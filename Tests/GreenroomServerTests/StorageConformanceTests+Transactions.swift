@@ -1,4 +1,5 @@
 import Foundation
+import GreenroomProtocol
 @testable import GreenroomServer
 import Testing
 

@@ -1,5 +1,4 @@
 import GreenroomProtocol
-import Synchronization
 
 /// The node's open connections, by user, so that a user's deletion or a shutdown reaches them;
 /// and the users whose closed connections are still being cleaned up.
@@ -11,7 +10,7 @@ final class ConnectionRegistry: Sendable {
         var nextId = 1
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func nextId() -> Int { state.withLock { s in defer { s.nextId += 1 }; return s.nextId } }
     func add(_ connection: ClientConnection) { state.withLock { $0.connections[connection.id] = connection } }

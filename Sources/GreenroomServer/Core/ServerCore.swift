@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
     let logger: Logger
     let roster: Roster
     let connections: ConnectionRegistry
+    /// Every accepted connection not yet closed, HTTP and WebSocket.
+    let openChannels = OpenChannels()
     /// Live media through the SFU.
     let media: MediaPlane
     /// The SFU in use (and the Janus this server runs, if it runs one).

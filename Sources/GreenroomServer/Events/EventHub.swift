@@ -1,12 +1,11 @@
 import GreenroomProtocol
 import NIOCore
-import Synchronization
 
 /// The local fan-out: which connections of this node subscribe to which stream.
 ///
 /// An event is encoded and framed once, and the same bytes go to every subscriber.
 final class EventHub: Sendable {
-    private let subscribers = Mutex<[String: [ObjectIdentifier: ClientConnection]]>([:])
+    private let subscribers = Locked<[String: [ObjectIdentifier: ClientConnection]]>([:])
 
     func add(_ connection: ClientConnection, to stream: String) {
         subscribers.withLock { $0[stream, default: [:]][ObjectIdentifier(connection)] = connection }

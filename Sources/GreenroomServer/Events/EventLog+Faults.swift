@@ -7,7 +7,7 @@ import Synchronization
 /// transaction, after whatever the transaction changed before it.
 final class FaultPlan: Sendable {
     private let armed = Atomic<Bool>(false)
-    private let types = Mutex<Set<String>>([])
+    private let types = Locked<Set<String>>([])
 
     /// Makes the next append of an event of `type` fail.
     func failNextAppend(ofType type: String) {

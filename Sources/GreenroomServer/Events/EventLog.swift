@@ -2,7 +2,6 @@ import Foundation
 import GreenroomProtocol
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The node's single writer: appends and capability transactions (a channel change with
 /// its events, …) are queued, written in grouped transactions (one commit for many, each
@@ -28,7 +27,7 @@ final class EventLog: Service, Sendable {
     private let metrics: ServerMetrics
     private let retentionCount: UInt64
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// Failures tests inject into transactions (none unless armed).

@@ -3,7 +3,6 @@ import GreenroomProtocol
 import Logging
 import PostgresNIO
 import ServiceLifecycle
-import Synchronization
 
 /// Carries events between nodes that share one PostgreSQL database.
 ///
@@ -26,7 +25,7 @@ final class PostgresEventRelay: Service, Sendable {
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
     /// The last offset published to the hub, by stream, for streams with local subscribers.
-    private let published = Mutex<[String: UInt64]>([:])
+    private let published = Locked<[String: UInt64]>([:])
 
     init(storage: PostgresStorage, hub: EventHub, metrics: ServerMetrics, logger: Logger) {
         self.storage = storage

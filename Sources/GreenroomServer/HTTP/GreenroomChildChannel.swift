@@ -41,6 +41,7 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
         channel.eventLoop.makeCompletedFuture {
             try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveAllocator)
             let core = self.core
+            core.openChannels.add(channel)
             let refusal = NIOLoopBoundBox<GreenroomError?>(nil, eventLoop: channel.eventLoop)
             let accepted = NIOLoopBoundBox<Identity?>(nil, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(

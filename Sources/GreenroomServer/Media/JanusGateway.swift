@@ -46,7 +46,7 @@ final class JanusGateway: Service, Sendable {
         var onSessionLost: (@Sendable () -> Void)?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let transactions = Atomic<UInt64>(0)
 
     init(url: String, logger: Logger) {

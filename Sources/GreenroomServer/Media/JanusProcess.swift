@@ -1,7 +1,7 @@
 import Foundation
+import GreenroomProtocol
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// A local Janus that Greenroom starts and keeps running (`greenroom serve --media`): its
 /// configuration is generated in `<data dir>/janus/` (the VideoRoom plugin and the
@@ -13,7 +13,7 @@ final class JanusProcess: Service, Sendable {
     /// The port of its WebSocket API on 127.0.0.1.
     let port: Int
     private let logger: Logger
-    private let current = Mutex<Process?>(nil)
+    private let current = Locked<Process?>(nil)
 
     /// The WebSocket URL of its API.
     var url: String { "ws://127.0.0.1:\(port)" }

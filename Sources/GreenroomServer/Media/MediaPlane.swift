@@ -1,7 +1,6 @@
 import Foundation
 import GreenroomProtocol
 import Logging
-import Synchronization
 
 /// What the owner of a room (a meeting, a live event) lets the caller do with media.
 struct MediaRights: Sendable {
@@ -60,7 +59,7 @@ final class MediaPlane: Sendable {
     let events: EventLog
     let logger: Logger
     /// The rules of each kind of room.
-    private let rules = Mutex<[StreamKind: any MediaRoomRules]>([:])
+    private let rules = Locked<[StreamKind: any MediaRoomRules]>([:])
 
     struct MemberKey: Hashable, Sendable {
         let clientId: String
@@ -86,7 +85,7 @@ final class MediaPlane: Sendable {
         var talking: [String: Set<UInt64>] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(gateway: JanusGateway?, storage: any GreenroomStorage, events: EventLog, logger: Logger) {
         self.gateway = gateway

@@ -2,7 +2,6 @@ import DequeModule
 import GreenroomProtocol
 import NIOCore
 import NIOWebSocket
-import Synchronization
 
 /// One client's WebSocket: its identity, its subscriptions and its bounded outbound queue.
 ///
@@ -40,7 +39,7 @@ final class ClientConnection: Sendable {
     private let wire: NIOLoopBound<WireHandler>
     private let limit: Int
     private let metrics: ServerMetrics
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, limit: Int, metrics: ServerMetrics) {
         self.id = id

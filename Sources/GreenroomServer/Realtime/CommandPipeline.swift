@@ -1,4 +1,4 @@
-import Synchronization
+import GreenroomProtocol
 
 /// The order of one connection's commands. A connection runs its commands one after
 /// another, except those registered as pipelined (sending a chat message): such a command
@@ -12,7 +12,7 @@ final class CommandPipeline: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Counts a pipelined command that starts.
     func begin() {
@@ -54,7 +54,7 @@ final class CommandTurn: Sendable {
         var waiter: CheckedContinuation<Void, Never>?
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Passes the current task's turn, if it has one.
     static func passCurrent() {

@@ -1,6 +1,6 @@
 import DequeModule
+import GreenroomProtocol
 import NIOCore
-import Synchronization
 
 /// One connection's received commands, run in the order they came by a task that exists
 /// only while there are commands to run: an idle connection has no task at all.
@@ -23,7 +23,7 @@ final class CommandQueue: Sendable {
     let connection: ClientConnection
     let core: ServerCore
     private let pipeline = CommandPipeline()
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(connection: ClientConnection, core: ServerCore) {
         self.connection = connection

@@ -4,16 +4,19 @@ import ServiceLifecycle
 /// Runs a service whose graceful shutdown may wait on its clients (the HTTP server waits for
 /// every open connection to finish its request), and cancels it when that takes longer than
 /// `grace`: a client that holds a half-sent request or an idle keep-alive connection cannot
-/// keep the server from stopping.
+/// keep the server from stopping. Once it has stopped, `afterwards` runs (closing what the
+/// cancelled service left open).
 struct BoundedShutdown<Inner: Service>: Service {
     let inner: Inner
     let grace: Duration
     let what: String
     let logger: Logger
+    var afterwards: @Sendable () -> Void = {}
 
     private struct Overdue: Error {}
 
     func run() async throws {
+        defer { afterwards() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await inner.run() }
             group.addTask {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,7 +22,7 @@ import Darwin
 ///   `terminate()` (SIGTERM) was ignored: Janus outlived its server. The mask is cleared on
 ///   the spawning thread for the spawn alone and restored at once.
 package enum ChildProcesses {
-    private static let lock = Mutex(())
+    private static let lock = Locked(())
 
     /// A pipe for a child's standard input, output or error.
     package static func pipe() -> Pipe {

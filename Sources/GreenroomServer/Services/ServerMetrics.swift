@@ -1,3 +1,4 @@
+import GreenroomProtocol
 import Metrics
 import Prometheus
 import Synchronization
@@ -16,7 +17,7 @@ public final class ServerMetrics: Sendable {
     private let drops: Metrics.Counter
     private let appended: Metrics.Counter
     private let pauses: Metrics.Counter
-    private let commandCounters = Mutex<[String: Metrics.Counter]>([:])
+    private let commandCounters = Locked<[String: Metrics.Counter]>([:])
 
     /// Makes the metrics.
     public init() {

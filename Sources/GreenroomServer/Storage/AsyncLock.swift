@@ -1,4 +1,4 @@
-import Synchronization
+import GreenroomProtocol
 
 /// A first-come, first-served lock for async code: one holder at a time, across awaits.
 ///
@@ -13,7 +13,7 @@ final class AsyncLock: Sendable {
         var head = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Whether the lock is held, and how many wait for it (for diagnostics and tests: a
     /// waiter left behind would show here for good).

@@ -1,6 +1,5 @@
 import Foundation
 import GreenroomProtocol
-import Synchronization
 
 /// Everything an in-memory database holds, as values: a transaction works on a copy and
 /// commits by replacing the whole (copy-on-write keeps the copies cheap).
@@ -110,10 +109,10 @@ final class MemoryTransaction: StorageTransaction {
     }
 
     let batch = BatchState()
-    private let working: Mutex<Working>
+    private let working: Locked<Working>
 
     init(state: MemoryState) {
-        working = Mutex(Working(state: state))
+        working = Locked(Working(state: state))
     }
 
     var state: MemoryState { working.withLock { $0.state } }

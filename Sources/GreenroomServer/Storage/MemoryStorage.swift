@@ -1,6 +1,5 @@
 import Foundation
 import GreenroomProtocol
-import Synchronization
 
 /// Storage in memory: everything the other backends keep, gone when the process ends.
 ///
@@ -132,7 +131,7 @@ public final class MemoryStorage: GreenroomStorage {
 
 /// The data of one in-memory database, shared by the ``MemoryStorage`` values opened on it.
 public final class MemoryDatabase: Sendable {
-    private let state = Mutex(MemoryState())
+    private let state = Locked(MemoryState())
     /// Held by a write transaction from its first statement to its commit.
     let writeLock = AsyncLock()
 

@@ -1,4 +1,4 @@
-import Synchronization
+import GreenroomProtocol
 
 /// Decoded records by their JSON text, so that a record read again unchanged (a channel's
 /// member checked on every message) or read back right after it was written (a channel
@@ -29,7 +29,7 @@ final class RecordValueCache: Sendable {
         var older: [Key: any Sendable] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// The value decoded earlier from `text` as `type`, if kept.
     func value<R: Sendable>(_ type: R.Type, text: String) -> R? {

@@ -1,5 +1,5 @@
+import GreenroomProtocol
 import Logging
-import Synchronization
 
 /// Copies SQLite's write-ahead log back into the database file on a connection and thread
 /// of its own, every so many commits, so that the writer does not stop to copy it inside a
@@ -24,7 +24,7 @@ final class SQLiteCheckpointer: Sendable {
     private let handle: SQLiteHandle
     private let thread: SQLiteThread
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private init(handle: SQLiteHandle, thread: SQLiteThread, logger: Logger) {
         self.handle = handle

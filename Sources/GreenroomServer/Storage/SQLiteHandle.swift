@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 // The SQLite library sqlite-nio builds and uses (its C target, which its SQLiteNIO module
 // imports publicly): one SQLite library in the process, so every connection to a file
 // shares the same POSIX locks. Its functions carry sqlite-nio's `sqlite_nio_` prefix.
@@ -75,12 +75,14 @@ struct SQLiteFailure: Error, CustomStringConvertible {
 /// handle is used from one ``SQLiteThread`` (the writer's also under the storage's write
 /// lock, which keeps a transaction's statements to one caller).
 final class SQLiteHandle: Sendable {
-    private struct State {
+    // Safe: the connection and its statements are only used under the handle's lock, and
+    // the connection is opened in SQLite's serialized (FULLMUTEX) mode besides.
+    private struct State: @unchecked Sendable {
         var db: OpaquePointer?
         var statements: [String: OpaquePointer] = [:]
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Statements kept at most; queries built with a variable number of parameters make new
     /// texts, so the cache is emptied when it grows past this.
     private static let statementLimit = 256
@@ -95,7 +97,7 @@ final class SQLiteHandle: Sendable {
             sqlite_nio_sqlite3_close_v2(handle)
             throw SQLiteFailure(code: status, message: "\(message) (\(path))")
         }
-        state = Mutex(State(db: handle))
+        state = Locked(State(db: handle))
     }
 
     deinit { close() }

@@ -1,6 +1,5 @@
 import Foundation
 import GreenroomProtocol
-import Synchronization
 
 /// One unit of work in a write batch.
 public struct WriteStep: Sendable {
@@ -36,7 +35,7 @@ final class BatchState: Sendable {
         fileprivate var state: State
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func snapshot() -> Snapshot { Snapshot(state: state.withLock { $0 }) }
     func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
@@ -123,7 +122,7 @@ struct StorageRaceLost: Error {}
 
 /// A value a step hands back to whoever queued it.
 final class StepResult<Value: Sendable>: Sendable {
-    private let value = Mutex<Value?>(nil)
+    private let value = Locked<Value?>(nil)
 
     func set(_ newValue: Value) { value.withLock { $0 = newValue } }
     var get: Value? { value.withLock { $0 } }

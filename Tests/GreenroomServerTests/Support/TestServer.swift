@@ -1,8 +1,8 @@
 import Foundation
+import GreenroomProtocol
 import Greenroom
 import GreenroomServer
 import Logging
-import Synchronization
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -161,14 +161,6 @@ func collect(_ subscription: StreamSubscription, count: Int, timeout: Duration =
         }
         return (events, recoveries)
     }
-}
-
-/// A value shared between test tasks.
-final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-    init(_ value: Value) { storage = Mutex(value) }
-    func withLock<T: Sendable>(_ body: (inout Value) -> T) -> T { storage.withLock { body(&$0) } }
-    var value: Value { storage.withLock { $0 } }
 }
 
 /// Tests that put hundreds of clients on the machine run alone: the other server tests

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import GreenroomProtocol
 import Testing
 
 /// Turns a hang that cancellation cannot end into a failure with a trail.
@@ -28,7 +28,7 @@ enum Watchdog {
         var watching = false
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
     private static let clock = ContinuousClock()
     private static let origin = ContinuousClock.now
 

@@ -1,6 +1,5 @@
 import Foundation
 import GreenroomProtocol
-import Synchronization
 
 /// A live event as stored, sorted by creation, tagged with its state.
 struct LiveEventRecord: StoredRecord {
@@ -233,7 +232,7 @@ struct LiveEventService: Sendable {
 
 /// Ids waiting to be handled, shared by the copies of a service.
 final class PendingSet: Sendable {
-    private let ids = Mutex<Set<String>>([])
+    private let ids = Locked<Set<String>>([])
 
     func insert(_ id: String) { _ = ids.withLock { $0.insert(id) } }
 

@@ -2,13 +2,12 @@ import Foundation
 import GreenroomProtocol
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// Runs video processing jobs, at most `workers` at once, until graceful shutdown.
 final class VideoProcessor: Service, Sendable {
     private let jobs: AsyncStream<String>
     private let queue: AsyncStream<String>.Continuation
-    private let handler = Mutex<(@Sendable (String) async -> Void)?>(nil)
+    private let handler = Locked<(@Sendable (String) async -> Void)?>(nil)
     let workers: Int
 
     init(workers: Int) {
@@ -69,7 +68,7 @@ struct MediaTools: Sendable {
         process.standardInput = FileHandle.nullDevice
         return try await withCheckedThrowingContinuation { continuation in
             // Both pipes are drained while the tool runs, so a chatty tool never blocks on a full pipe.
-            let collected = Mutex((Data(), Data()))
+            let collected = Locked((Data(), Data()))
             let group = DispatchGroup()
             for (index, pipe) in [output, errors].enumerated() {
                 group.enter()
