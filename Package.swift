@@ -117,3 +117,27 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `Fuzz/run` builds the server's libFuzzer target with GREENROOM_FUZZ=1: the files the
+// server reads network input with (linked into Fuzz/Server) compiled with coverage and
+// AddressSanitizer, beside the same dependencies as every other build. It is not part of
+// the package otherwise. Its `main` hands over to libFuzzer's driver (Fuzz/Driver).
+if Context.environment["GREENROOM_FUZZ"] == "1" {
+    let fuzz: [String] = ["-sanitize=fuzzer,address"]
+    package.products.append(.executable(name: "greenroom-fuzz-server", targets: ["greenroom-fuzz-server"]))
+    package.targets.append(.target(name: "FuzzerDriver", path: "Fuzz/Driver"))
+    package.targets.append(.executableTarget(
+        name: "greenroom-fuzz-server",
+        dependencies: [
+            "FuzzerDriver",
+            "GreenroomProtocol",
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .product(name: "NIOWebSocket", package: "swift-nio"),
+        ],
+        path: "Fuzz/Server",
+        // Optimized: the harness builds frames of up to 64 KiB byte by byte.
+        swiftSettings: strict + [.unsafeFlags(fuzz + ["-O"])],
+        linkerSettings: [.unsafeFlags(fuzz)]))
+}

@@ -43,6 +43,16 @@ struct CLITests {
 
         let bad = try await CLI.run(["serve", "--port", "70000", "--data-dir", directory])
         #expect(bad.status != 0)
+
+        // An app secret an operator wrote too short for HS256 stops the server and the token
+        // verb with a sentence naming the file, instead of signing with it.
+        try "short-secret\n".write(toFile: "\(directory)/app-secret", atomically: true, encoding: .utf8)
+        let short = try await CLI.run(["serve", "--port", "0", "--data-dir", directory])
+        #expect(short.status != 0)
+        #expect((short.stdout + short.stderr).contains("app-secret is 12 bytes; it must be at least 32"), "\(short.stderr)")
+        let token = try await CLI.run(["token", "alice", "--data-dir", directory])
+        #expect(token.status != 0)
+        #expect((token.stdout + token.stderr).contains("it must be at least 32"), "\(token.stderr)")
     }
 
     @Test("token, call and listen against a running server")

@@ -1,4 +1,5 @@
 import Foundation
+import GreenroomProtocol
 import Greenroom
 import GreenroomServer
 import Testing
@@ -222,6 +223,11 @@ struct VideoTests {
             #expect(tooBigBody["error"]?["name"]?.stringValue == "payloadTooLarge", "\(tooBig) \(tooBigBody)")
             let (wrongOffset, wrongBody) = try await send("PATCH", "/v1/uploads/\(uploadId)", Data(count: 5), ["Upload-Offset": "999"])
             #expect(wrongOffset == 409 && wrongBody["error"]?["name"]?.stringValue == "alreadyExists", "\(wrongOffset) \(wrongBody)")
+            // An offset that is no byte count at all is a bad parameter, not a conflict.
+            for offset in ["-1", "9223372036854775808", "ten"] {
+                let (status, body) = try await send("PATCH", "/v1/uploads/\(uploadId)", Data(count: 5), ["Upload-Offset": offset])
+                #expect(status == 400 && body["error"]?["name"]?.stringValue == "invalidParameterValue", "\(offset): \(status) \(body)")
+            }
             let second = try await bob.upload(fileURL: file, title: "bob's").result()
             let third = try await alice.upload(fileURL: file, title: "third").result()
             let mine = try await bob.videos(owner: "alice", oldestFirst: true)

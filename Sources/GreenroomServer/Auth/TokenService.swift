@@ -42,7 +42,8 @@ struct GreenroomClaims: JWTPayload {
 public struct TokenService: Sendable {
     private let keys: JWTKeyCollection
 
-    /// Makes a service that signs with `secret`.
+    /// Makes a service that signs with `secret`, of at least
+    /// ``Secrets/minimumAppSecretBytes`` bytes (JWTKit stops on a shorter one in debug builds).
     public init(secret: String) async {
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)

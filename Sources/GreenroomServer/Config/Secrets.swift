@@ -27,6 +27,7 @@ public struct Secrets: Sendable {
         let secretPath = (directory as NSString).appendingPathComponent("app-secret")
         let keyPath = (directory as NSString).appendingPathComponent("api-key")
         let (secret, createdSecret) = try readOrCreate(secretPath) { "grs_" + randomHex(bytes: 32) }
+        try checkAppSecret(secret, at: secretPath)
         let (key, createdKey) = try readOrCreate(keyPath) { "grk_" + randomHex(bytes: 24) }
         return Secrets(appSecret: secret, apiKey: key, appSecretPath: secretPath, apiKeyPath: keyPath, created: createdSecret || createdKey)
     }
@@ -37,7 +38,21 @@ public struct Secrets: Sendable {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw GreenroomServerError.dataDirectory("no app secret at \(path): start the server once with this data directory first")
         }
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let secret = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        try checkAppSecret(secret, at: path)
+        return secret
+    }
+
+    /// The fewest bytes an app secret may have: HS256 signs with a key at least as long as
+    /// its 32-byte hash (RFC 7518, 3.2), and JWTKit stops on a shorter one.
+    public static let minimumAppSecretBytes = 32
+
+    /// Refuses an app secret shorter than ``minimumAppSecretBytes`` (one an operator wrote).
+    static func checkAppSecret(_ secret: String, at path: String) throws {
+        guard secret.utf8.count >= minimumAppSecretBytes else {
+            throw GreenroomServerError.dataDirectory(
+                "the app secret in \(path) is \(secret.utf8.count) bytes; it must be at least \(minimumAppSecretBytes) (delete the file to have a new one made)")
+        }
     }
 
     private static func readOrCreate(_ path: String, make: () -> String) throws -> (String, Bool) {

@@ -31,10 +31,7 @@ extension ServerCore: RestAuthentication {
 
     /// Checks the app backend's API key (`Authorization: Bearer KEY`).
     func requireAPIKey(_ request: Request) throws {
-        let header = request.headers[.authorization]
-        let given: String? =
-            if let header, header.lowercased().hasPrefix("bearer ") { String(header.dropFirst(7)) } else { nil }
-        guard let given, !given.isEmpty else {
+        guard let given = request.headers[.authorization].flatMap(RequestParsing.bearer), !given.isEmpty else {
             throw GreenroomError(.notAuthenticated, "this endpoint needs the server API key (Authorization: Bearer KEY)")
         }
         guard constantTimeEqual(given, secrets.apiKey) else {
@@ -47,12 +44,7 @@ extension Request {
     /// The query parameter `name` as a whole number (`nil` when absent), within `range`
     /// when one is given. - Throws: `invalidParameterValue` for anything else, however large.
     func integerQuery<Value: FixedWidthInteger>(_ name: String, in range: ClosedRange<Value>? = nil) throws -> Value? {
-        guard let text = uri.queryParameters[Substring(name)].map(String.init) else { return nil }
-        guard let value = Value(text), range?.contains(value) ?? true else {
-            let bounds = range.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""
-            throw GreenroomError(.invalidParameterValue, "\(name) must be a whole number\(bounds)")
-        }
-        return value
+        try RequestParsing.integer(uri.queryParameters[Substring(name)].map(String.init), name: name, in: range)
     }
 }
 

@@ -13,10 +13,10 @@ extension ServerCore {
     /// cannot set headers on a WebSocket).
     func token(authorization: String?, uri: URI) throws -> String {
         if let header = authorization {
-            guard header.lowercased().hasPrefix("bearer ") else {
+            guard let token = RequestParsing.bearer(header) else {
                 throw GreenroomError(.invalidToken, "the Authorization header must be 'Bearer TOKEN'")
             }
-            return String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+            return token
         }
         if let token = uri.queryParameters["token"], !token.isEmpty { return String(token) }
         throw GreenroomError(.notAuthenticated, "connect with a token: Authorization: Bearer TOKEN, or ?token=TOKEN")

@@ -1,8 +1,12 @@
 import Foundation
 import GreenroomProtocol
+import HTTPTypes
 import Hummingbird
 
 extension VideosCapability {
+    /// The resumable upload's offset header (as tus names it).
+    static let uploadOffset = HTTPField.Name("Upload-Offset")!
+
     /// The video feed's REST routes, authenticated with the session's token (header, or
     /// `?token=` for players that cannot set headers).
     func addRoutes(_ routes: RestRoutes) {
@@ -52,9 +56,7 @@ extension VideosCapability {
         }
         uploads.patch("{id}") { request, context in
             let identity = try await auth.authenticate(request)
-            guard let header = request.headers[.init("Upload-Offset")!], let offset = Int64(header) else {
-                throw GreenroomError(.invalidParameterValue, "the Upload-Offset header is required")
-            }
+            let offset = try RequestParsing.uploadOffset(request.headers[Self.uploadOffset])
             let reached = try await service.append(try context.parameters.require("id"), at: offset, body: request.body.map(\.readableBytesView), identity: identity)
             return try jsonResponse(["offset": reached])
         }
@@ -70,7 +72,7 @@ extension VideosCapability {
         var end = size - 1
         var status: HTTPResponse.Status = .ok
         if let range = request.headers[.range] {
-            guard let parsed = Self.parseRange(range, size: size) else {
+            guard let parsed = RequestParsing.byteRange(range, size: size) else {
                 return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
             }
             (start, end) = parsed
@@ -94,19 +96,5 @@ extension VideosCapability {
             try await writer.finish(nil)
         }
         return Response(status: status, headers: headers, body: body)
-    }
-
-    /// `bytes=a-b`, `bytes=a-` or `bytes=-n` within `size`.
-    static func parseRange(_ header: String, size: Int64) -> (Int64, Int64)? {
-        guard header.hasPrefix("bytes="), !header.contains(","), size > 0 else { return nil }
-        let parts = header.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { return nil }
-        if parts[0].isEmpty {
-            guard let suffix = Int64(parts[1]), suffix > 0 else { return nil }
-            return (max(0, size - suffix), size - 1)
-        }
-        guard let start = Int64(parts[0]), start < size else { return nil }
-        let end = parts[1].isEmpty ? size - 1 : min(Int64(parts[1]) ?? -1, size - 1)
-        return end >= start ? (start, end) : nil
     }
 }

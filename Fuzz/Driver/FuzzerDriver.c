@@ -1,0 +1,2 @@
+// Declarations only (include/FuzzerDriver.h); libFuzzer defines the function.
+#include "FuzzerDriver.h"

@@ -1,0 +1,1 @@
+../../Sources/GreenroomServer/Realtime/ClientFrameReader.swift

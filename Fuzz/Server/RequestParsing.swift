@@ -1,0 +1,1 @@
+../../Sources/GreenroomServer/HTTP/RequestParsing.swift

@@ -1,0 +1,1 @@
+../../Sources/GreenroomServer/Auth/TokenService.swift
