@@ -87,8 +87,16 @@ final class SQLiteHandle: Sendable {
     /// texts, so the cache is emptied when it grows past this.
     private static let statementLimit = 256
 
+    /// SQLite's own initialization, once and before any connection opens: it is made to be
+    /// called first, and two first opens at once race on its flags (harmlessly, SQLite says,
+    /// but ThreadSanitizer reports it).
+    private static let initialized: Int32 = sqlite_nio_sqlite3_initialize()
+
     /// Opens (creating if needed) the database file at `path`.
     init(path: String) throws {
+        guard Self.initialized == SQLITE_OK else {
+            throw SQLiteFailure(code: Self.initialized, message: "SQLite could not initialize")
+        }
         let flags = SQLITE_OPEN_CREATE | SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_EXRESCODE
         var handle: OpaquePointer?
         let status = sqlite_nio_sqlite3_open_v2(path, &handle, flags, nil)
