@@ -149,15 +149,23 @@ public final class Meeting: Sendable {
     }
 
     /// Changes the local participant's own mode; every participant is told. Refusals
-    /// (before joining, or to the current mode) reach ``MeetingEventListener/onError(error:)``.
+    /// (before joining, or to the current mode) reach ``MeetingEventListener/onError(error:)``;
+    /// ``changeMode(to:)`` throws them instead.
     public func changeMode(_ mode: Mode) async {
         do {
-            let updated: MeetingParticipant = try await client.send(MeetingOperation.changeMode, args: MeetingModeArgs(meetingId: id, mode: mode))
-            localParticipant.update { $0 = updated }
-            joinArgs.withLock { $0.mode = mode }
+            try await changeMode(to: mode)
         } catch {
             await report(error)
         }
+    }
+
+    /// Changes the local participant's own mode, and throws a refusal (before joining,
+    /// `modeUnchanged` to the current mode) rather than reporting it to the listeners: for a
+    /// caller that acts only once the mode has changed.
+    public func changeMode(to mode: Mode) async throws {
+        let updated: MeetingParticipant = try await client.send(MeetingOperation.changeMode, args: MeetingModeArgs(meetingId: id, mode: mode))
+        localParticipant.update { $0 = updated }
+        joinArgs.withLock { $0.mode = mode }
     }
 
     /// Turns the local camera on (`SEND_AND_RECV` only).

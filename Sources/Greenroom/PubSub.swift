@@ -32,6 +32,23 @@ public final class PubSub: Sendable {
             meetingId: meeting.id, topic: topic, message: message, payload: payload.isEmpty ? nil : payload, options: options))
     }
 
+    /// Publishes a message with the seed's payload literal, `[String: String]`
+    /// (`["receiverId": participant.id]`). Read it back with RawJSON's accessors:
+    /// `message.payload["receiverId"]?.stringValue` (a cast `as? String` is always `nil`).
+    @discardableResult
+    public func publish(topic: String, message: String, options: PubSubPublishOptions = [:], payload: [String: String]) async throws -> PubSubMessage {
+        try await publish(topic: topic, message: message, options: options, payload: payload.mapValues(RawJSON.string))
+    }
+
+    /// Publishes a message with a `[String: Any]` payload of JSON-representable values
+    /// (``RawJSON/init(converting:at:)``). - Throws: `invalidParameterValue`, naming the
+    /// first value that is not JSON, before anything is sent.
+    @discardableResult
+    public func publish(topic: String, message: String, options: PubSubPublishOptions = [:], payload: [String: Any]) async throws -> PubSubMessage {
+        let json = try RawJSON(converting: payload, at: "payload")
+        return try await publish(topic: topic, message: message, options: options, payload: json.dictionaryValue ?? [:])
+    }
+
     /// Subscribes `listener` to a topic: it first receives the topic's persisted messages,
     /// then each new one. Failures reach ``MeetingEventListener/onError(error:)``.
     public func subscribe(topic: String, forListener listener: any PubSubMessageListener) async {

@@ -19,6 +19,10 @@ extension Notification.Name {
     public static let GRSessionStateChanged = Notification.Name("GRSessionStateChanged")
 }
 
+/// The video type under the seed's prefix (VideoKit's `VKVideo`), so that a port changes
+/// only the prefix.
+public typealias GRVideo = Video
+
 /// A change of the video feed, as posted to `NotificationCenter` and yielded by ``VideoSession/events``.
 public enum VideoEvent: Sendable, Hashable {
     /// A video was created.
@@ -44,7 +48,9 @@ public enum VideoSessionState: Sendable, Hashable {
 /// A video feed session for one identity: it connects by itself once started, announces
 /// its state, and posts the feed's realtime notifications (``Notification/Name/GRVideoCreated``,
 /// ``Notification/Name/GRVideoUpdated``, ``Notification/Name/GRVideoDeleted``) with the
-/// userInfo keys `"video"`, `"videoID"` and `"changes"`; the same events are an `AsyncStream`.
+/// userInfo keys `"video"`, `"videoID"` and `"changes"`. Every notification is posted on the
+/// main thread, so an observer may update views in it; the same events are an `AsyncStream`
+/// (``events``) for code that wants them on another actor.
 ///
 /// ```swift
 /// let session = VideoSession(serverURL: URL(string: "http://127.0.0.1:8080")!)
@@ -143,7 +149,14 @@ public final class VideoSession: Sendable {
             state.state = new
             return true
         }
-        if changed { notificationCenter.post(name: .GRSessionStateChanged, object: self, userInfo: ["state": new]) }
+        if changed { post(.GRSessionStateChanged) { ["state": new] } }
+    }
+
+    /// Posts a notification on the main thread, where UIKit and AppKit observers update
+    /// their views (as the seed's do); notifications keep the order they were posted in.
+    func post(_ name: Notification.Name, userInfo: @escaping @Sendable () -> [AnyHashable: Any]) {
+        let center = notificationCenter
+        DispatchQueue.main.async { center.post(name: name, object: self, userInfo: userInfo()) }
     }
 
     private func handle(_ event: StreamEvent) {
@@ -152,15 +165,15 @@ public final class VideoSession: Sendable {
         case VideoStream.created:
             guard let video = try? event.data["video"]?.decode(as: Video.self) else { return }
             videoEvent = .created(video)
-            notificationCenter.post(name: .GRVideoCreated, object: self, userInfo: ["video": video])
+            post(.GRVideoCreated) { ["video": video] }
         case VideoStream.updated:
             guard let id = event.data["videoId"]?.stringValue, let changes = event.data["changes"]?.dictionaryValue else { return }
             videoEvent = .updated(videoID: id, changes: changes)
-            notificationCenter.post(name: .GRVideoUpdated, object: self, userInfo: ["videoID": id, "changes": changes])
+            post(.GRVideoUpdated) { ["videoID": id, "changes": changes] }
         case VideoStream.deleted:
             guard let id = event.data["videoId"]?.stringValue else { return }
             videoEvent = .deleted(videoID: id)
-            notificationCenter.post(name: .GRVideoDeleted, object: self, userInfo: ["videoID": id])
+            post(.GRVideoDeleted) { ["videoID": id] }
         default:
             return
         }

@@ -95,11 +95,12 @@ extension VideoSession {
                 }
                 let fraction = size > 0 ? Double(offset) / Double(size) : 1
                 upload.report(fraction)
-                self.notificationCenter.post(name: .GRVideoUploadProgress, object: self, userInfo: ["videoID": ticket.video.id, "progress": fraction])
+                let id = ticket.video.id
+                self.post(.GRVideoUploadProgress) { ["videoID": id, "progress": fraction] }
             }
             let video = try self.decode(Video.self, try await self.request("POST", "/v1/uploads/\(ticket.uploadId)/complete").0)
             upload.report(1)
-            self.notificationCenter.post(name: .GRVideoUploadCompleted, object: self, userInfo: ["video": video])
+            self.post(.GRVideoUploadCompleted) { ["video": video] }
             return video
         }
         return upload

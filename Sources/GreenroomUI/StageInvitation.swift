@@ -63,10 +63,12 @@ public final class StageInvitation: MeetingEventListener, PubSubMessageListener 
             payload: ["receiverId": .string(participant.id), "senderName": .string(me.displayName), "senderId": .string(me.id)])
     }
 
-    /// Accepts the last request: goes on stage and tells the requester.
+    /// Accepts the last request: goes on stage and tells the requester. When the mode does
+    /// not change (the server refused it, or this participant is on stage already), nothing is
+    /// sent and the refusal is thrown; the request stays, to be declined.
     public func accept() async throws {
         showAlert = false
-        await meeting.changeMode(.SEND_AND_RECV)
+        try await meeting.changeMode(to: .SEND_AND_RECV)
         try await answer("ACCEPTED")
     }
 

@@ -71,6 +71,45 @@ struct MeetingTests {
         }
     }
 
+    @Test("the seed's payload literals: [String: String] and [String: Any] go out as JSON; a value that is not JSON is refused before anything is sent")
+    func payloadLiterals() async throws {
+        try await withServer { server in
+            let (_, hostMeeting, _) = try await server.joined("hostuser", meeting: "p", as: "host", mode: .SEND_AND_RECV)
+            let (_, viewerMeeting, viewer) = try await server.joined("viewer", meeting: "p", as: "viewer", mode: .SIGNALLING_ONLY)
+            await viewerMeeting.pubsub.subscribe(topic: "HOSTREQUESTED", forListener: viewer)
+            let participant = try #require(hostMeeting.participants.first { $0.id == "viewer" })
+            // Seed 001's code, as written: a [String: String] literal.
+            let senderName = hostMeeting.participants.first?.displayName ?? "Unknown"
+            let senderId = hostMeeting.participants.first?.id ?? "Unknown"
+            let payload = [
+                "receiverId": participant.id,
+                "senderName": senderName,
+                "senderId": senderId,
+            ]
+            try await hostMeeting.pubsub.publish(topic: "HOSTREQUESTED", message: "Request for mode change your mode", options: [:], payload: payload)
+            // Mixed values, as [String: Any].
+            let extra: [String: Any] = ["receiverId": "viewer", "seats": 3, "ratio": 0.5, "vip": true, "tags": ["a", "b"], "note": NSNull(), "nested": ["n": 1]]
+            try await hostMeeting.pubsub.publish(topic: "HOSTREQUESTED", message: "typed", options: [:], payload: extra)
+            try await viewer.wait("both arrived") { $0.on("HOSTREQUESTED").count == 2 }
+            let got = await MainActor.run { viewer.on("HOSTREQUESTED").map(\.payload) }
+            #expect(got[0] == ["receiverId": "viewer", "senderName": "Host", "senderId": "host"])
+            #expect(got[0]["receiverId"]?.stringValue == "viewer")
+            #expect(got[1] == ["receiverId": "viewer", "seats": 3, "ratio": 0.5, "vip": true, "tags": ["a", "b"], "note": .nil, "nested": ["n": 1]])
+
+            // A Date is not JSON, nor is 2^60: refused with where it is, and nothing is sent.
+            await #expect { try await hostMeeting.pubsub.publish(topic: "HOSTREQUESTED", message: "bad", options: [:], payload: ["when": Date()] as [String: Any]) } throws: { error in
+                let error = error as? GreenroomError
+                return error?.errorCode == .invalidParameterValue && error?.message.contains(#"payload["when"] is a Date"#) == true
+            }
+            await #expect { try await hostMeeting.pubsub.publish(topic: "HOSTREQUESTED", message: "big", options: [:], payload: ["n": [1 << 60]] as [String: Any]) } throws: { error in
+                (error as? GreenroomError)?.message.contains(#"payload["n"][0] is 1152921504606846976"#) == true
+            }
+            try await hostMeeting.pubsub.publish(topic: "HOSTREQUESTED", message: "last", options: [:], payload: ["receiverId": "viewer"])
+            try await viewer.wait("the last arrived") { $0.on("HOSTREQUESTED").count == 3 }
+            #expect(await MainActor.run { viewer.on("HOSTREQUESTED").map(\.message) } == ["Request for mode change your mode", "typed", "last"])
+        }
+    }
+
     @Test("changeMode refusals; a SIGNALLING_ONLY participant may not turn its camera on; others see streams turn on and off")
     func modesAndMedia() async throws {
         try await withServer { server in

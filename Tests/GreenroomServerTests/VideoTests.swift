@@ -49,17 +49,22 @@ struct VideoTests {
             let uploader = try await session(server, "alice")
             let watcher = try await session(server, "bob", scopes: [VideoScope.read])
             #expect(watcher.sessionState == .connected)
-            // Notifications through NotificationCenter, with the seed's userInfo keys.
+            // Notifications through NotificationCenter, with the seed's userInfo keys, on the
+            // main queue (an observer off it would be marked; on Linux the main queue need not
+            // run on the main thread, so the queue is what is checked).
+            let mainKey = DispatchSpecificKey<Bool>()
+            DispatchQueue.main.setSpecific(key: mainKey, value: true)
+            let onMain: @Sendable () -> Bool = { DispatchQueue.getSpecific(key: mainKey) == true }
             let seen = Locked<[String]>([])
             let observers = [
                 watcher.notificationCenter.addObserver(forName: .GRVideoCreated, object: nil, queue: nil) { note in
-                    let video = note.userInfo?["video"] as? Video
-                    seen.withLock { $0.append("created:\(video?.status.rawValue ?? "?")") }
+                    let video = note.userInfo?["video"] as? GRVideo  // the seed's VKVideo, prefix replaced
+                    seen.withLock { $0.append("created:\(video?.status.rawValue ?? "?")\(onMain() ? "" : ":off-main")") }
                 },
                 watcher.notificationCenter.addObserver(forName: .GRVideoUpdated, object: nil, queue: nil) { note in
                     let changes = note.userInfo?["changes"] as? [String: RawJSON] ?? [:]
                     let id = note.userInfo?["videoID"] as? String ?? "?"
-                    seen.withLock { $0.append("updated:\(id.prefix(1)):\(changes.keys.sorted().joined(separator: ","))") }
+                    seen.withLock { $0.append("updated:\(id.prefix(1)):\(changes.keys.sorted().joined(separator: ","))\(onMain() ? "" : ":off-main")") }
                 },
             ]
             defer { for observer in observers { watcher.notificationCenter.removeObserver(observer) } }

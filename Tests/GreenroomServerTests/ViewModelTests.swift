@@ -157,6 +157,20 @@ struct ViewModelTests {
             #expect(tags(lists[0]) == ["host:host:cam:mic", "viewerA:host:cam:nomic:pinned", "viewerB:-:nocam:nomic"])
             #expect(tags(lists[1]) == ["viewerA:host:cam:nomic:pinned", "host:host:cam:mic", "viewerB:-:nocam:nomic"])
             #expect(!helpers[1].showActionButtons || !helpers[1].showAlert)
+
+            // Asked again while on stage, A accepts: the mode cannot change, so the refusal is
+            // thrown and no ACCEPTED goes out; A then declines, and that is the one answer the
+            // host gets.
+            let log = await MeetingRecorder.attached(to: meetings[0])
+            await meetings[0].pubsub.subscribe(topic: StageInvitation.answerTopic, forListener: log)
+            try await helpers[0].request(a)
+            try await eventuallyOnMain("A is asked again") { helpers[1].showAlert && helpers[1].showActionButtons }
+            await #expect { try await helpers[1].accept() } throws: { ($0 as? GreenroomError)?.errorCode == .modeUnchanged }
+            try await helpers[1].decline()
+            // Answers arrive in the order they were sent: had an ACCEPTED gone out, it would
+            // be here before the DECLINED.
+            try await log.wait("the host hears the decline") { $0.on(StageInvitation.answerTopic).count >= 1 }
+            #expect(log.on(StageInvitation.answerTopic).map(\.message) == ["DECLINED"])
             try await server.shutdown()
         } catch {
             try? await server.shutdown()
