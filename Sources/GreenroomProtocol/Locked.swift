@@ -7,8 +7,8 @@ import Foundation
 /// cannot see, so under `swift test --sanitize=thread` every access to a Mutex's value was
 /// reported as a data race (113 reports in one run of the suite, a 4-thread counter under
 /// Mutex among them while it still counted exactly). `NSLock` is a pthread mutex, which
-/// ThreadSanitizer understands, so its reports are real races again. Uncontended, the two
-/// cost the same here.
+/// ThreadSanitizer understands, so its reports are real races again. The two have not yet
+/// been benchmarked side by side here (BENCHMARKS.md will say when they are).
 package final class Locked<Value> {
     private let lock = NSLock()
     private var stored: Value
