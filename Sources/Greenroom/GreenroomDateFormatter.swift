@@ -5,8 +5,11 @@ import Foundation
 ///
 /// ```swift
 /// "departureDate": .string(GreenroomDateFormatter.dateString(from: departureDate))
-/// self.departureDate = GreenroomDateFormatter.date(from: text)
+/// guard let departureDate = GreenroomDateFormatter.date(from: text) else { return nil }
 /// ```
+/// `date(from:)` returns `nil` for a string that is not a date, as the vendor's formatter
+/// does, so a port whose code assigns its result to a `Date` unwraps it (seed 002's
+/// `BookingFlight.init?(extraData:)` returns `nil`, as it does for other missing fields).
 public enum GreenroomDateFormatter {
     /// The string for `date`.
     public static func dateString(from date: Date) -> String {
@@ -14,14 +17,8 @@ public enum GreenroomDateFormatter {
     }
 
     /// The date a string written by ``dateString(from:)`` (or any ISO 8601 date, with or
-    /// without fractional seconds) stands for; `Date(timeIntervalSince1970: 0)` when the
-    /// string is not a date. Use ``parse(_:)`` to tell.
-    public static func date(from string: String) -> Date {
-        parse(string) ?? Date(timeIntervalSince1970: 0)
-    }
-
-    /// The date a string stands for, or `nil` when it is not an ISO 8601 date.
-    public static func parse(_ string: String) -> Date? {
+    /// without fractional seconds) stands for, or `nil` when the string is not one.
+    public static func date(from string: String) -> Date? {
         WireCoding.parseDate(string)
     }
 }

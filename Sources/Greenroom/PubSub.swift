@@ -33,8 +33,9 @@ public final class PubSub: Sendable {
     }
 
     /// Publishes a message with the seed's payload literal, `[String: String]`
-    /// (`["receiverId": participant.id]`). Read it back with RawJSON's accessors:
-    /// `message.payload["receiverId"]?.stringValue` (a cast `as? String` is always `nil`).
+    /// (`["receiverId": participant.id]`). Read it back as the seed does,
+    /// `message.payload["receiverId"] as? String`, or with RawJSON's accessors,
+    /// `message.payload["receiverId"]?.stringValue` (see ``PubSubPayload``).
     @discardableResult
     public func publish(topic: String, message: String, options: PubSubPublishOptions = [:], payload: [String: String]) async throws -> PubSubMessage {
         try await publish(topic: topic, message: message, options: options, payload: payload.mapValues(RawJSON.string))

@@ -163,8 +163,9 @@ public struct PubSubMessage: Codable, Sendable, Hashable, Identifiable {
     public var senderName: String
     /// When it was sent.
     public var timestamp: Date
-    /// The app's own data (at most 16 KiB of JSON).
-    public var payload: [String: RawJSON]
+    /// The app's own data (at most 16 KiB of JSON), read as the vendor's `[String: Any]`
+    /// (`payload["receiverId"] as? String`) or as JSON (`payload["receiverId"]?.stringValue`).
+    public var payload: PubSubPayload
 
     /// Makes a message.
     public init(id: String, topic: String, message: String, senderId: String, senderName: String, timestamp: Date, payload: [String: RawJSON] = [:]) {
@@ -174,7 +175,7 @@ public struct PubSubMessage: Codable, Sendable, Hashable, Identifiable {
         self.senderId = senderId
         self.senderName = senderName
         self.timestamp = timestamp
-        self.payload = payload
+        self.payload = PubSubPayload(payload)
     }
 }
 

@@ -95,6 +95,19 @@ struct MeetingTests {
             #expect(got[0] == ["receiverId": "viewer", "senderName": "Host", "senderId": "host"])
             #expect(got[0]["receiverId"]?.stringValue == "viewer")
             #expect(got[1] == ["receiverId": "viewer", "seats": 3, "ratio": 0.5, "vip": true, "tags": ["a", "b"], "note": .nil, "nested": ["n": 1]])
+            // Seed 001's reading code, as written: casts, as from the vendor's [String: Any].
+            let json = got[0]
+            #expect(!json.isEmpty)
+            if let participantId = json["receiverId"] as? String, let participantName = json["senderName"] as? String {
+                #expect(participantId == "viewer" && participantName == "Host" && json["senderId"] as? String == "host")
+            } else {
+                Issue.record("the seed's casts read nothing from \(json)")
+            }
+            let typed = got[1]
+            #expect(typed["seats"] as? Int == 3 && typed["seats"] as? Double == 3 && typed["ratio"] as? Double == 0.5)
+            #expect(typed["vip"] as? Bool == true && typed["tags"] as? [String] == ["a", "b"] && typed["note"] is NSNull)
+            #expect((typed["nested"] as? [String: Any])?["n"] as? Int == 1 && typed["absent"] == nil && typed["seats"] as? String == nil)
+            #expect(typed["nested"]?["n"]?.doubleValue == 1 && typed.json["tags"] == ["a", "b"])
 
             // A Date is not JSON, nor is 2^60: refused with where it is, and nothing is sent.
             await #expect { try await hostMeeting.pubsub.publish(topic: "HOSTREQUESTED", message: "bad", options: [:], payload: ["when": Date()] as [String: Any]) } throws: { error in

@@ -51,11 +51,11 @@ struct ViewModelTests {
             viewModel.selectUser(user: picks[1])
             #expect(viewModel.selectedUserList.map(\.id) == [picks[0].id, picks[2].id, picks[3].id])
             #expect(viewModel.isSelected(picks[0]) && !viewModel.isSelected(picks[1]))
-            await viewModel.inviteUsers()
+            try await viewModel.invite()
             #expect(recorder.invited == [[picks[0].id, picks[2].id, picks[3].id]])
             #expect(viewModel.userList.count == 42 && viewModel.selectedUserList.isEmpty)
             #expect(try await owner.channel("club").memberCount == 33)
-            await viewModel.inviteUsers()
+            try await viewModel.invite()
             #expect(recorder.invited.count == 1)
 
             // Search by nickname prefix; a caller's own list.
@@ -86,18 +86,21 @@ struct ViewModelTests {
             await refused.loadNextUserList()
             let before = refused.userList
             refused.selectUser(user: before[0])
-            await refused.registerAsOperators()
+            let error = await #expect(throws: GreenroomError.self) { try await refused.registerOperators() }
+            #expect(error?.name == "operatorRequired" && recorder.errors.isEmpty)
+            refused.registerAsOperators()
+            try await eventuallyOnMain("the plain call's refusal reaches the delegate") { !recorder.errors.isEmpty }
             #expect(recorder.errors.map(\.name) == ["operatorRequired"])
             #expect(refused.userList == before && refused.selectedUserList.map(\.id) == [before[0].id])
             #expect(recorder.registered.isEmpty)
 
             viewModel.selectUser(user: viewModel.userList[0])
             viewModel.selectUser(user: viewModel.userList[1])
-            await viewModel.registerAsOperators()
+            try await viewModel.registerOperators()
             #expect(recorder.registered == [["m04", "m05"]])
             #expect(viewModel.userList.count == 20 && !viewModel.userList.contains { $0.id == "m04" })
             #expect(try await owner.channelController(for: "ops").loadMembers(filter: .operators).items.map(\.userId) == ["m01", "m02", "m03", "m04", "m05"])
-            await viewModel.registerAsOperators(userIds: [])
+            try await viewModel.registerOperators(userIds: [])
             #expect(recorder.registered.count == 1)
         }
     }
