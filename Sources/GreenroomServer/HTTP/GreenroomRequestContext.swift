@@ -26,9 +26,9 @@ struct HTTPGreenroomError: HTTPResponseError {
     var status: HTTPResponse.Status {
         switch error.errorCode {
         case .notAuthenticated, .invalidToken, .tokenExpired: .unauthorized
-        case .permissionDenied: .forbidden
-        case .notFound, .liveEventIdNotFound, .unknownOperation: .notFound
-        case .alreadyExists, .actionNotAllowedInCurrentState: .conflict
+        case .permissionDenied, .notChannelMember, .operatorRequired, .notMessageSender: .forbidden
+        case .notFound, .liveEventIdNotFound, .unknownOperation, .messageNotFound, .invitationNotFound, .meetingNotFound: .notFound
+        case .alreadyExists, .actionNotAllowedInCurrentState, .channelMemberLimitReached: .conflict
         case .payloadTooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests
         case .unavailable: .serviceUnavailable

@@ -107,8 +107,9 @@ extension ChatService {
         }
     }
 
-    /// Sets the fields given and removes `unset` (`coverURL` or extra data keys). Operators only.
-    func partialUpdate(_ args: ChannelPartialUpdateArgs, by userId: String) async throws -> ChatChannel {
+    /// Sets the fields given and removes `unset` (`coverURL` or extra data keys). Operators
+    /// only; the app's backend (`userId` `nil`) may always.
+    func partialUpdate(_ args: ChannelPartialUpdateArgs, by userId: String?) async throws -> ChatChannel {
         let unset = args.unset ?? []
         if let set = args.extraData, let both = unset.first(where: { set[$0] != nil }) {
             throw GreenroomError(.invalidParameterValue, "\(both) is both set and unset")
@@ -127,10 +128,11 @@ extension ChatService {
         }
     }
 
-    private func change(_ id: ChannelId, by userId: String, _ body: @escaping @Sendable (inout ChatChannel) -> Void) async throws -> ChatChannel {
+    /// Changes a channel as `userId`, who must be an operator, or as the app's backend (`nil`).
+    private func change(_ id: ChannelId, by userId: String?, _ body: @escaping @Sendable (inout ChatChannel) -> Void) async throws -> ChatChannel {
         try await events.transact { transaction in
             var record = try await Self.channel(transaction, id)
-            try await Self.requireOperator(transaction, id, userId)
+            if let userId { try await Self.requireOperator(transaction, id, userId) }
             body(&record.channel)
             record.channel.updatedAt = Date.wireNow
             try Self.validate(&record.channel)
@@ -138,7 +140,7 @@ extension ChatService {
             var channel = record.channel
             _ = try await transaction.append([try Self.event(ChatEventType.channelUpdated, on: id.stream,
                                                              ChatEvent(type: "", channelId: id, channel: channel, actorId: userId))])
-            channel.membership = try await Self.member(transaction, id, userId)
+            if let userId { channel.membership = try await Self.member(transaction, id, userId) }
             return channel
         }
     }

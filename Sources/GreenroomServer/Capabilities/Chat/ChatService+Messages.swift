@@ -43,8 +43,9 @@ extension ChatService {
         }
     }
 
-    /// Sets text and extra data keys, removes the keys in `unsetProperties`. The sender only.
-    func partialUpdateMessage(_ args: MessagePartialUpdateArgs, by userId: String) async throws -> ChatMessage {
+    /// Sets text and extra data keys, removes the keys in `unsetProperties`. The sender only;
+    /// the app's backend (`userId` `nil`) may change any message.
+    func partialUpdateMessage(_ args: MessagePartialUpdateArgs, by userId: String?) async throws -> ChatMessage {
         let unset = args.unsetProperties ?? []
         if let set = args.extraData, let both = unset.first(where: { set[$0] != nil }) {
             throw GreenroomError(.invalidParameterValue, "\(both) is both set and unset")
@@ -58,9 +59,9 @@ extension ChatService {
         }
     }
 
-    private func changeMessage(_ ref: MessageRef, by userId: String, _ body: @escaping @Sendable (inout ChatMessage) throws -> Void) async throws -> ChatMessage {
+    private func changeMessage(_ ref: MessageRef, by userId: String?, _ body: @escaping @Sendable (inout ChatMessage) throws -> Void) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageUpdated) { message, _ in
-            guard message.senderId == userId else {
+            guard userId == nil || message.senderId == userId else {
                 throw GreenroomError(.notMessageSender, "only \(message.senderId), who sent it, may edit message \(message.id)")
             }
             try body(&message)
@@ -71,7 +72,7 @@ extension ChatService {
     /// Deletes a message (it keeps its place in the history, emptied). Its sender or an operator.
     func deleteMessage(_ ref: MessageRef, by userId: String) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true) { message, member in
-            guard message.senderId == userId || member.isOperator else {
+            guard message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
             }
             guard message.deletedAt == nil else { return nil }
@@ -109,15 +110,17 @@ extension ChatService {
     }
 
     /// Changes a message in a transaction with the channel locked: the caller must have
-    /// joined; `body` checks the caller's right, changes the message and returns the
-    /// reaction the event is about, if any. An unchanged message writes no event.
+    /// joined (the app's backend, `userId` `nil`, need not, and `body` gets no member);
+    /// `body` checks the caller's right, changes the message and returns the reaction the
+    /// event is about, if any. An unchanged message writes no event.
     private func mutateMessage(
-        _ ref: MessageRef, by userId: String, event type: String, allowDeleted: Bool = false,
-        _ body: @escaping @Sendable (inout ChatMessage, ChatChannelMember) throws -> ChatReaction?
+        _ ref: MessageRef, by userId: String?, event type: String, allowDeleted: Bool = false,
+        _ body: @escaping @Sendable (inout ChatMessage, ChatChannelMember?) throws -> ChatReaction?
     ) async throws -> ChatMessage {
         try await events.transact { transaction in
             _ = try await Self.channel(transaction, ref.channelId)
-            let member = try await Self.requireJoined(transaction, ref.channelId, userId)
+            var member: ChatChannelMember?
+            if let userId { member = try await Self.requireJoined(transaction, ref.channelId, userId) }
             guard var record = try await transaction.load(MessageRecord.self, scope: ref.channelId.rawValue, id: ref.messageId),
                   allowDeleted || !record.message.isDeleted else {
                 throw GreenroomError(.messageNotFound, "no message \(ref.messageId) in channel \(ref.channelId)")

@@ -1,0 +1,63 @@
+import GreenroomProtocol
+import Hummingbird
+
+extension ChatCapability {
+    /// `/v1/channels`: the app's backend (API key) creates channels with their members and
+    /// operators, reads and partially updates them, and sends and partially updates messages
+    /// as a user. The same service as the WebSocket operations does the work, so the limits,
+    /// checks and events are the same; only the operator and sender checks are the
+    /// backend's to skip (a message is still sent by a joined member).
+    func addRoutes(_ routes: RestRoutes) {
+        let group = routes.router.group("/v1/channels")
+        let auth = routes.auth
+        let chat = service
+        group.post { request, context in
+            try auth.requireAPIKey(request)
+            let body = try await Self.object(request, context)
+            guard let creator = body["createdBy"]?.stringValue else {
+                throw GreenroomError(.invalidParameterValue, "createdBy is required: the user who creates the channel (its first operator)")
+            }
+            try await chat.requireUsers([creator])
+            let args = try RawJSON.dictionary(body).decode(as: ChannelCreateArgs.self)
+            return try jsonResponse(try await chat.create(args, by: creator), status: .created)
+        }
+        group.get(":id") { request, context in
+            try auth.requireAPIKey(request)
+            let id = ChannelId(try context.parameters.require("id"))
+            return try jsonResponse(try await ChatService.channel(chat.storage, id).channel)
+        }
+        group.patch(":id") { request, context in
+            try auth.requireAPIKey(request)
+            var body = try await Self.object(request, context)
+            body["channelId"] = .string(try context.parameters.require("id"))
+            let args = try RawJSON.dictionary(body).decode(as: ChannelPartialUpdateArgs.self)
+            return try jsonResponse(try await chat.partialUpdate(args, by: nil))
+        }
+        group.post(":id/messages") { request, context in
+            try auth.requireAPIKey(request)
+            var body = try await Self.object(request, context)
+            guard let sender = body["userId"]?.stringValue else {
+                throw GreenroomError(.invalidParameterValue, "userId is required: the member the message is sent as")
+            }
+            body["channelId"] = .string(try context.parameters.require("id"))
+            let args = try RawJSON.dictionary(body).decode(as: MessageSendArgs.self)
+            return try jsonResponse(try await chat.send(args, by: sender), status: .created)
+        }
+        group.patch(":id/messages/:messageId") { request, context in
+            try auth.requireAPIKey(request)
+            var body = try await Self.object(request, context)
+            body["channelId"] = .string(try context.parameters.require("id"))
+            body["messageId"] = .string(try context.parameters.require("messageId"))
+            let args = try RawJSON.dictionary(body).decode(as: MessagePartialUpdateArgs.self)
+            return try jsonResponse(try await chat.partialUpdateMessage(args, by: nil))
+        }
+    }
+
+    /// The request's body as a JSON object. - Throws: `invalidParameterValue` otherwise.
+    private static func object(_ request: Request, _ context: GreenroomRequestContext) async throws -> [String: RawJSON] {
+        guard let object = try await request.decode(as: RawJSON.self, context: context).dictionaryValue else {
+            throw GreenroomError(.invalidParameterValue, "the body must be a JSON object")
+        }
+        return object
+    }
+}
