@@ -110,6 +110,15 @@ public actor MediaSession {
         await settled()
     }
 
+    /// The room is gone (the meeting or live event ended): closes the engine's connections
+    /// and stops the local tracks, without asking the server to leave a room it destroyed.
+    func roomEnded() async {
+        canPublish = false
+        canReceive = false
+        enqueue { session in await session.teardown(publishing: true, receiving: true) }
+        await settled()
+    }
+
     private func teardown(publishing: Bool, receiving: Bool) async {
         if publishing, isPublishing || localFeed != nil {
             isPublishing = false

@@ -178,6 +178,12 @@ extension Meeting {
         case MeetingEventType.pubsubMessage:
             if let message = event.message { await pubsub.deliver(message) }
         case MeetingEventType.ended:
+            // The room went with the meeting: the engine's connections and tracks stop too.
+            let media = state.withLock { state -> MediaSession? in
+                defer { state.media = nil }
+                return state.media
+            }
+            await media?.roomEnded()
             await stopFollowing()
             await setMeetingState(.CLOSED)
             await notify { $0.onMeetingLeft() }

@@ -5,7 +5,8 @@ extension Meeting {
     /// stack) once joined: publishes the local tracks while the local participant is
     /// `SEND_AND_RECV`, receives every other participant's feed unless it is
     /// `SIGNALLING_ONLY`, and follows feeds, mode changes and the media server's restarts by
-    /// itself. Needs a server with media (`greenroom serve --media`).
+    /// itself; leaving or the meeting's end stops it (the engine's connections are closed).
+    /// Needs a server with media (`greenroom serve --media`).
     ///
     /// ```swift
     /// try await meeting.join()

@@ -132,7 +132,7 @@ extension MediaBrowserTests {
 }
 
 extension MediaBrowserTests {
-    @Test("two nodes on one PostgreSQL database share one Janus (--janus-url): a host on one node reaches a viewer on the other")
+    @Test("two nodes on one PostgreSQL database share one Janus (--janus-url): a host on one node reaches a viewer on the other; who talks is stored once per change, though publishers on both nodes hear it")
     func twoNodes() async throws {
         guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true),
               let admin = TestEnvironment.postgres(for: "the two-node media test") else { return }
@@ -160,13 +160,33 @@ extension MediaBrowserTests {
                 }
                 let driver = try await BrowserDriver(programs: programs)
                 defer { driver.stop() }
+                // A publisher on the second node first, so that Janus tells both nodes who talks.
+                let second = try await driver.open()
+                try await second.go(try await nodes[1].demoURL("sam", meeting: "spread", participant: "sam", mode: "SEND_AND_RECV"))
+                try await eventually("the second node's publisher is on Janus", timeout: .seconds(30)) {
+                    try await nodes[1].publishersOnSFU("meeting:spread").count == 1
+                }
                 let host = try await driver.open()
                 let viewer = try await driver.open()
-                try await host.go(try await nodes[0].demoURL("hostuser", meeting: "spread", participant: "host", mode: "SEND_AND_RECV"))
+                try await host.go(try await nodes[0].demoURL("hostuser", meeting: "spread", participant: "host", mode: "SEND_AND_RECV", extra: "&tone=1"))
                 try await viewer.go(try await nodes[1].demoURL("vic", meeting: "spread", participant: "vic", mode: "RECV_ONLY"))
                 try await viewer.waitForMedia(from: "host", what: "a viewer on the second node decodes the host on the first")
-                #expect(try await nodes[1].publishersOnSFU("meeting:spread").count == 1)
-                for browser in [host, viewer] { await browser.close() }
+                #expect(try await nodes[1].publishersOnSFU("meeting:spread").count == 2)
+
+                // Who talks is stored once per change, though both nodes' publishers hear it.
+                func talking() async throws -> [String] {
+                    try await nodes[0].server.core.storage.readEvents(stream: "meeting:spread", after: 0, limit: 1_000)
+                        .filter { $0.type == MediaEventType.talking }
+                        .map { "\($0.data["participantId"]?.stringValue ?? "?"):\($0.data["talking"]?.boolValue == true)" }
+                }
+                try await eventually("the talking host is announced", timeout: .seconds(30)) { try await talking().contains("host:true") }
+                try await Task.sleep(for: .seconds(3))  // room for a second node's copy to arrive
+                let changes = try await talking()
+                for participant in ["host", "sam"] {
+                    let own = changes.filter { $0.hasPrefix(participant + ":") }
+                    #expect(zip(own, own.dropFirst()).allSatisfy { $0 != $1 }, "\(participant)'s changes repeat: \(changes)")
+                }
+                for browser in [host, viewer, second] { await browser.close() }
                 for node in nodes { try await node.shutdown() }
             } catch {
                 await cleanUp()

@@ -16,7 +16,7 @@ struct MediaSDKTests {
         return decoded.filter { mid, _ in tracks[mid].flatMap { feeds[$0.feedId] }?.participantId == participantId }.values.reduce(0, +)
     }
 
-    @Test("a meeting with an attached MediaEngine receives the host, goes on stage when its mode changes (the host decodes it) and off again")
+    @Test("a meeting with an attached MediaEngine receives the host, goes on stage when its mode changes (the host decodes it) and off again; the meeting's end closes the engine's connections")
     func attachedEngine() async throws {
         guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
         try await withMediaServer(programs) { server in
@@ -48,6 +48,16 @@ struct MediaSDKTests {
             await media.settled()
             #expect(await media.lastError == nil)
             #expect(client.currentUserId == "sam")
+
+            // The meeting ends: the attached session closes the engine's connections by itself.
+            #expect(try await page.run("return window.sub != null").boolValue == true)
+            let (_, moderator, _) = try await server.joined("boss", meeting: "sdk", as: "boss", mode: .SIGNALLING_ONLY, grants: [MeetingGrant.allowMod])
+            try await moderator.end()
+            try await eventually("the SDK closed its engine's receiving connection") {
+                try await page.run("return window.sub == null && window.pub == null").boolValue == true
+            }
+            let (tracks, publishing) = (await media.tracks, await media.isPublishing)
+            #expect(meeting.media == nil && tracks.isEmpty && !publishing)
             for browser in [host, page] { await browser.close() }
         }
     }

@@ -119,7 +119,11 @@ extension MediaPlane {
         let data = message["plugindata"]?["data"]
         if let kind = data?["videoroom"]?.stringValue, kind == "talking" || kind == "stopped-talking",
            let feedId = data?["id"]?.numberValue.flatMap(UInt64.init(exactly:)) {
-            Task { await talkingChanged(stream: key.stream, feedId: feedId, talking: kind == "talking") }
+            // Janus tells every publisher in the room, on whichever node it is; only the
+            // talker's own handle announces it, so that each change is stored once.
+            if member(key)?.feed?.feedId == feedId {
+                Task { await talkingChanged(stream: key.stream, feedId: feedId, talking: kind == "talking") }
+            }
             return
         }
         let gone = kind == "hangup" || kind == "detached" || data?["leaving"]?.stringValue == "ok" || data?["videoroom"]?.stringValue == "destroyed"
@@ -127,7 +131,7 @@ extension MediaPlane {
         Task { await stopPublishing(key, reason: "unpublished") }
     }
 
-    /// Janus tells every publisher in a room who talks: this node announces each change once.
+    /// The talker's publisher heard it start or stop talking: announced once per change.
     func talkingChanged(stream: String, feedId: UInt64, talking: Bool) async {
         guard markTalking(stream: stream, feedId: feedId, talking) else { return }
         do {
