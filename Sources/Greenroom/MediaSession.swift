@@ -101,21 +101,24 @@ public actor MediaSession {
 
     /// Stops publishing and receiving.
     public func stop() async {
-        canPublish = false
-        canReceive = false
-        enqueue { session in
-            _ = try? await session.client.send(MediaOperation.leave, args: MediaRoomRef(stream: session.stream))
-            await session.teardown(publishing: true, receiving: true)
-        }
-        await settled()
+        await stop(leavingRoom: true)
     }
 
     /// The room is gone (the meeting or live event ended): closes the engine's connections
     /// and stops the local tracks, without asking the server to leave a room it destroyed.
     func roomEnded() async {
+        await stop(leavingRoom: false)
+    }
+
+    private func stop(leavingRoom: Bool) async {
         canPublish = false
         canReceive = false
-        enqueue { session in await session.teardown(publishing: true, receiving: true) }
+        enqueue { session in
+            if leavingRoom {
+                _ = try? await session.client.send(MediaOperation.leave, args: MediaRoomRef(stream: session.stream))
+            }
+            await session.teardown(publishing: true, receiving: true)
+        }
         await settled()
     }
 

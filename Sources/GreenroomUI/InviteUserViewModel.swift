@@ -65,7 +65,7 @@ open class InviteUserViewModel: SelectUserViewModel {
     /// The list query: the app's users, by id, ``SelectUserViewModel/pageSize`` a page,
     /// filtered by nickname prefix on the server.
     open override func loadUserPage(cursor: String?) async throws -> Page<ChatUser> {
-        guard let client else { throw Self.noClient }
+        let client = try requireClient()
         return try await client.users(UserListArgs(nicknamePrefix: nicknamePrefix, limit: Self.pageSize, cursor: cursor))
     }
 

@@ -66,7 +66,7 @@ open class RegisterOperatorViewModel: SelectUserViewModel {
     /// The list query: the channel's non-operator members, ``SelectUserViewModel/pageSize``
     /// a page, as users.
     open override func loadUserPage(cursor: String?) async throws -> Page<ChatUser> {
-        guard let client else { throw Self.noClient }
+        let client = try requireClient()
         let page = try await channelController().loadMembers(filter: .nonOperators, limit: Self.pageSize, cursor: cursor)
         let ids = page.items.map(\.userId)
         guard !ids.isEmpty else { return Page(items: [], next: page.next) }

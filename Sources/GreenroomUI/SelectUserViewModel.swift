@@ -104,8 +104,13 @@ open class SelectUserViewModel {
 
     /// The channel's controller, or `notConnected` while the view model has no client.
     public func channelController() throws -> ChatChannelController {
+        try requireClient().channelController(for: channelId)
+    }
+
+    /// The client, or `notConnected` while the view model has none.
+    func requireClient() throws -> ChatClient {
         guard let client else { throw Self.noClient }
-        return client.channelController(for: channelId)
+        return client
     }
 
     // MARK: Loading
@@ -158,7 +163,7 @@ open class SelectUserViewModel {
         setLoading(true)
         defer { setLoading(false) }
         do {
-            guard client != nil else { throw Self.noClient }
+            _ = try requireClient()
             var added: [ChatUser] = []
             if let customUsers {
                 added = try await filterUsers(customUsers)
