@@ -61,16 +61,20 @@ extension LiveEvent {
 
     // MARK: Host media
 
-    /// Mutes the local host's microphone.
+    /// Mutes the local host's microphone; with media attached, it is no longer sent.
     public func muteAudioInput() async throws { try await setMedia(audioOn: false) }
-    /// Unmutes the local host's microphone.
+    /// Unmutes the local host's microphone; with media attached, it is sent again.
     public func unmuteAudioInput() async throws { try await setMedia(audioOn: true) }
-    /// Starts the local host's camera.
+    /// Starts the local host's camera; with media attached, it is sent again.
     public func startVideo() async throws { try await setMedia(videoOn: true) }
-    /// Stops the local host's camera.
+    /// Stops the local host's camera; with media attached, it is no longer sent.
     public func stopVideo() async throws { try await setMedia(videoOn: false) }
 
     private func setMedia(audioOn: Bool? = nil, videoOn: Bool? = nil) async throws {
+        if let media {
+            if let audioOn { await media.setSending(.audio, audioOn) }
+            if let videoOn { await media.setSending(.video, videoOn) }
+        }
         let _: LiveEventHost = try await client.send(LiveEventOperation.setHostMedia, args: LiveEventMediaArgs(liveEventId: liveEventId, audioOn: audioOn, videoOn: videoOn))
     }
 

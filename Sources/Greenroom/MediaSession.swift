@@ -8,6 +8,13 @@ import Foundation
 /// maps to a participant. Gather ICE candidates before returning an SDP (wait for
 /// `iceGatheringState == .complete`): the SDK sends them with it.
 ///
+/// Muting (``Meeting/muteMic()``, ``Meeting/disableWebcam()``, a live event host's
+/// ``LiveEvent/muteAudioInput()``) calls ``setSending(_:_:)``: stop sending the track, do not
+/// only disable it. A disabled track still sends silence or black frames, which the media
+/// server cannot tell from a quiet room; a sender without a track sends nothing, and the
+/// server turns the participant's microphone or camera off for everyone because no media
+/// arrives, whoever set which flag.
+///
 /// The SDK owns the signalling: when to publish, what to receive, renegotiating as feeds
 /// come and go and as the local participant's mode changes, and publishing again after the
 /// media server came back.
@@ -24,6 +31,12 @@ public protocol MediaEngine: Sendable {
     func answerReceiveOffer(_ offer: SessionDescription) async throws -> SessionDescription
     /// Closes the receiving connection.
     func stopReceiving() async
+    /// Stops or resumes sending the local microphone (`.audio`) or camera (`.video`) on the
+    /// sending connection, without renegotiating: with WebRTC.framework, set the
+    /// transceiver's `sender.track` to `nil`, and back to the local track (in a browser,
+    /// `RTCRtpSender.replaceTrack`). Called between ``makePublishOffer()`` and sending the
+    /// offer, for the kinds muted before publishing.
+    func setSending(_ kind: MediaKind, _ sending: Bool) async throws
 }
 
 /// Audio and video in one room (a meeting's or a live event's stream), driven through an
@@ -47,6 +60,8 @@ public actor MediaSession {
     public private(set) var tracks: [String: MediaSubscribedTrack] = [:]
     /// The last error of a step the session took by itself (re-publishing, renegotiating).
     public private(set) var lastError: (any Error)?
+    /// The local kinds not sent (muted microphone, camera off), kept across re-publishing.
+    public private(set) var muted: Set<MediaKind>
 
     private var canPublish: Bool
     private var canReceive: Bool
@@ -54,8 +69,10 @@ public actor MediaSession {
     private var receiving = false
     private var tail: Task<Void, Never>?
 
-    init(client: GreenroomClient, stream: String, participantId: String, engine: any MediaEngine, canPublish: Bool, canReceive: Bool) {
+    init(client: GreenroomClient, stream: String, participantId: String, engine: any MediaEngine, canPublish: Bool, canReceive: Bool,
+         muted: Set<MediaKind> = []) {
         self.client = client
+        self.muted = muted
         self.stream = stream
         self.participantId = participantId
         self.engine = engine
@@ -136,10 +153,22 @@ public actor MediaSession {
         }
     }
 
+    /// Stops or resumes sending a local kind (see ``MediaEngine/setSending(_:_:)``); kept for
+    /// every later publish. The meeting's and live event's mute calls use it.
+    public func setSending(_ kind: MediaKind, _ sending: Bool) {
+        if sending { muted.remove(kind) } else { muted.insert(kind) }
+        enqueue { session in
+            guard await session.isPublishing else { return }
+            try await session.engine.setSending(kind, sending)
+        }
+    }
+
     private func publish() async throws {
         guard !isPublishing else { return }
         let offer = try await engine.makePublishOffer()
         do {
+            // Before the media server hears of the feed, so that it never sees a muted kind flow.
+            for kind in muted { try await engine.setSending(kind, false) }
             let result = try await client.send(MediaOperation.publish, args: MediaPublishArgs(stream: stream, jsep: offer))
             try await engine.acceptPublishAnswer(result.jsep)
             isPublishing = true

@@ -6,6 +6,8 @@ extension Meeting {
     /// `SEND_AND_RECV`, receives every other participant's feed unless it is
     /// `SIGNALLING_ONLY`, and follows feeds, mode changes and the media server's restarts by
     /// itself; leaving or the meeting's end stops it (the engine's connections are closed).
+    /// A microphone or camera turned off (at join, or with ``muteMic()`` / ``disableWebcam()``)
+    /// is not sent.
     /// Needs a server with media (`greenroom serve --media`).
     ///
     /// ```swift
@@ -16,8 +18,11 @@ extension Meeting {
     @discardableResult
     public func attachMedia(_ engine: any MediaEngine) async -> MediaSession {
         let local = localParticipant
+        let args = joinArgs.withLock { $0 }
+        // Joined (or since set) with the microphone or camera off: published without it.
+        let muted = Set([args.micEnabled == false ? MediaKind.audio : nil, args.webcamEnabled == false ? .video : nil].compactMap { $0 })
         let session = MediaSession(client: client, stream: StreamKind.meeting.stream(id), participantId: local.id, engine: engine,
-                                   canPublish: local.mode == .SEND_AND_RECV, canReceive: local.mode != .SIGNALLING_ONLY)
+                                   canPublish: local.mode == .SEND_AND_RECV, canReceive: local.mode != .SIGNALLING_ONLY, muted: muted)
         let previous = state.withLock { state -> MediaSession? in
             defer { state.media = session }
             return state.media

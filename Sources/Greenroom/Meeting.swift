@@ -168,16 +168,20 @@ public final class Meeting: Sendable {
         joinArgs.withLock { $0.mode = mode }
     }
 
-    /// Turns the local camera on (`SEND_AND_RECV` only).
+    /// Turns the local camera on (`SEND_AND_RECV` only); with media attached, it is sent again.
     public func enableWebcam() async throws { try await setMedia(webcamOn: true) }
-    /// Turns the local camera off.
+    /// Turns the local camera off; with media attached, it is no longer sent.
     public func disableWebcam() async throws { try await setMedia(webcamOn: false) }
-    /// Turns the local microphone off.
+    /// Turns the local microphone off; with media attached, it is no longer sent.
     public func muteMic() async throws { try await setMedia(micOn: false) }
-    /// Turns the local microphone on (`SEND_AND_RECV` only).
+    /// Turns the local microphone on (`SEND_AND_RECV` only); with media attached, it is sent again.
     public func unmuteMic() async throws { try await setMedia(micOn: true) }
 
     private func setMedia(micOn: Bool? = nil, webcamOn: Bool? = nil) async throws {
+        if let media {
+            if let micOn { await media.setSending(.audio, micOn) }
+            if let webcamOn { await media.setSending(.video, webcamOn) }
+        }
         let updated: MeetingParticipant = try await client.send(MeetingOperation.setMedia, args: MeetingMediaArgs(meetingId: id, micOn: micOn, webcamOn: webcamOn))
         localParticipant.update { $0 = updated }
         joinArgs.withLock { args in

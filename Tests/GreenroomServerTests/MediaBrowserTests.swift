@@ -89,7 +89,7 @@ extension Array {
 }
 
 extension MediaBrowserTests {
-    @Test("a participant that talks becomes the speaker by Janus's audio levels; muted, nobody is; a camera track that stops turns the camera off")
+    @Test("a participant that talks becomes the speaker by Janus's audio levels; muted, nobody is; a microphone's sender that sends again or stops, and a camera track that stops, turn them on and off")
     func speaker() async throws {
         guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true) else { return }
         try await withMediaServer(programs) { server in
@@ -111,6 +111,22 @@ extension MediaBrowserTests {
                 await recorder.calls.last { $0.hasPrefix("speaker:") } == "speaker:none"
             }
             #expect(await recorder.calls.filter { $0.hasPrefix("speaker:") } == ["speaker:host", "speaker:none"])
+
+            // The microphone's sender sends again, then stops, without a word to the server:
+            // its state follows what Janus receives.
+            func hostParticipant() async throws -> MeetingParticipant? {
+                try await watcher.send(MeetingOperation.get, args: MeetingRef(meetingId: "talk")).participants.first { $0.participantId == "host" }
+            }
+            #expect(try await hostParticipant()?.micOn == false)
+            try await host.run("return window.demo.setSending('audio', true).then(() => true)")
+            try await eventually("audio arriving again turns the host's microphone on", timeout: .seconds(30)) { try await hostParticipant()?.micOn == true }
+            try await eventually("and it is the speaker again", timeout: .seconds(30)) { await recorder.calls.last { $0.hasPrefix("speaker:") } == "speaker:host" }
+            try await host.run("return window.demo.setSending('audio', false).then(() => true)")
+            try await eventually("a sender that stops turns the host's microphone off", timeout: .seconds(30)) { try await hostParticipant()?.micOn == false }
+            try await eventually("and nobody is the speaker", timeout: .seconds(30)) { await recorder.calls.last { $0.hasPrefix("speaker:") } == "speaker:none" }
+            let microphone = try await server.server.core.storage.readEvents(stream: "meeting:talk", after: 0, limit: 1_000)
+                .filter { $0.type.hasPrefix("meeting.stream") && $0.data["kind"]?.stringValue == "audio" }.map(\.type)
+            #expect(microphone == [MeetingEventType.streamEnabled, MeetingEventType.streamDisabled, MeetingEventType.streamEnabled, MeetingEventType.streamDisabled])
 
             // A camera track that stops (the page tells the server nothing) turns the camera
             // off for everyone, because Janus stops receiving video.

@@ -28,7 +28,7 @@ struct MediaSDKTests {
             try await page.go(server.url.absoluteString + "/demo/")
             let engine = BrowserEngine(browser: page)
 
-            let (client, meeting, _) = try await server.joined("sam", meeting: "sdk", as: "sam", mode: .RECV_ONLY)
+            let (client, meeting, _) = try await server.joined("sam", meeting: "sdk", as: "sam", mode: .RECV_ONLY, mic: true, webcam: true)
             let media = await meeting.attachMedia(engine)
             try await eventually("the SDK's engine decodes the host", timeout: .seconds(60)) {
                 try await frames(engine, media, from: "host") > 10
@@ -73,7 +73,7 @@ struct MediaSDKTests {
             let page = try await driver.open()
             try await page.go(server.url.absoluteString + "/demo/")
             let engine = BrowserEngine(browser: page)
-            let (_, meeting, _) = try await server.joined("sam", meeting: "again", as: "sam", mode: .SEND_AND_RECV)
+            let (_, meeting, _) = try await server.joined("sam", meeting: "again", as: "sam", mode: .SEND_AND_RECV, mic: true, webcam: true)
             let media = await meeting.attachMedia(engine)
             try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant")
             let before = try #require(await media.localFeed)
@@ -123,6 +123,82 @@ struct MediaSDKTests {
             try await eventually("its feed is gone from Janus") { try await !server.publishersOnSFU("live:\(live.liveEventId)").contains(feed.feedId) }
             #expect(await media.isPublishing == false)
             for browser in [page, viewer] { await browser.close() }
+        }
+    }
+
+    @Test("muting through the SDK stops sending, not only the flag: the microphone's packets stop and flow again; a camera joined off is never sent, not even after publishing again")
+    func muting() async throws {
+        guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let page = try await driver.open()
+            try await page.go(server.url.absoluteString + "/demo/")
+            let engine = BrowserEngine(browser: page)
+            let (watcher, _, _) = try await server.joined("wes", meeting: "mute", as: "wes", mode: .RECV_ONLY)
+            let (_, meeting, _) = try await server.joined("sam", meeting: "mute", as: "sam", mode: .SEND_AND_RECV, mic: true, webcam: false)
+            let media = await meeting.attachMedia(engine)
+            func sent(_ kind: String) async throws -> Double { try await engine.packetsSent()[kind] ?? 0 }
+            func samOnServer() async throws -> MeetingParticipant? {
+                try await watcher.send(MeetingOperation.get, args: MeetingRef(meetingId: "mute")).participants.first { $0.participantId == "sam" }
+            }
+            try await eventually("the SDK's microphone is sent", timeout: .seconds(60)) { try await sent("audio") > 50 }
+            #expect(await media.muted == [.video])
+
+            try await meeting.muteMic()
+            await media.settled()
+            let stopped = try await sent("audio")
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await sent("audio") == stopped, "a muted microphone still sends")
+            #expect(try await samOnServer()?.micOn == false)
+            try await meeting.unmuteMic()
+            try await eventually("the microphone is sent again") { try await sent("audio") > stopped + 20 }
+            #expect(try await samOnServer()?.micOn == true)
+
+            // Publishing again (after a reconnect) keeps the camera unsent.
+            let before = try #require(await media.localFeed)
+            #expect(server.server.disconnectClients(userId: "sam") == 1)
+            try await eventually("the SDK publishes a new feed", timeout: .seconds(60)) {
+                await media.localFeed.map { $0.feedId != before.feedId } ?? false
+            }
+            try await eventually("the new feed's microphone is sent", timeout: .seconds(30)) { try await sent("audio") > 50 }
+            #expect(try await sent("video") == 0, "a camera joined off was sent")
+            #expect(try await samOnServer()?.webcamOn == false)
+            await page.close()
+        }
+    }
+
+    @Test("Janus killed mid-call: the SDK publishes again by itself once it is back; the host decodes it again and it receives the host again")
+    func republishAfterJanusRestart() async throws {
+        guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
+        try await withMediaServer(programs) { server in
+            let driver = try await BrowserDriver(programs: programs)
+            defer { driver.stop() }
+            let host = try await driver.open()
+            try await host.go(try await server.demoURL("hostuser", meeting: "lost", participant: "host", mode: "SEND_AND_RECV"))
+            let page = try await driver.open()
+            try await page.go(server.url.absoluteString + "/demo/")
+            let engine = BrowserEngine(browser: page)
+            let (_, meeting, _) = try await server.joined("sam", meeting: "lost", as: "sam", mode: .SEND_AND_RECV, mic: true, webcam: true)
+            let media = await meeting.attachMedia(engine)
+            try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant")
+            try await eventually("the SDK receives the host", timeout: .seconds(60)) { try await frames(engine, media, from: "host") > 10 }
+            let before = try #require(await media.localFeed)
+
+            let janus = try #require(server.server.core.mediaBackend.process)
+            let pid = try #require(janus.pid)
+            #expect(kill(pid, SIGKILL) == 0)
+            try await eventually("Janus runs again", timeout: .seconds(30)) { janus.pid != nil && janus.pid != pid }
+            try await eventually("the SDK publishes a new feed by itself", timeout: .seconds(60)) {
+                await media.localFeed.map { $0.feedId != before.feedId } ?? false
+            }
+            try await eventually("Janus has the SDK's new feed", timeout: .seconds(30)) {
+                try await server.publishersOnSFU("meeting:lost").contains(await media.localFeed?.feedId ?? 0)
+            }
+            try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant again")
+            try await eventually("the SDK receives the host again", timeout: .seconds(60)) { try await frames(engine, media, from: "host") > 10 }
+            #expect(await media.isPublishing)
+            for browser in [host, page] { await browser.close() }
         }
     }
 }

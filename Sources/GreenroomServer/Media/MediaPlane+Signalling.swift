@@ -77,9 +77,20 @@ extension MediaPlane {
     }
 
     /// Tells the room's owner that a feed's audio or video started or stopped arriving.
+    ///
+    /// A feed whose audio stopped (a muted sender sends nothing) no longer talks, though Janus
+    /// never says so: it measures levels only in the packets it gets, so it still holds the
+    /// feed as talking. When the audio comes back the feed is announced talking again, which
+    /// is Janus's view, and Janus says `stopped-talking` if it is quiet.
     func mediaFlowChanged(_ key: MemberKey, kind: MediaKind, flowing: Bool) async {
         guard let feed = member(key)?.feed, let owner = owner(of: key.stream) else { return }
         await owner.rules.mediaFlowChanged(feed, roomId: owner.roomId, kind: kind, flowing: flowing)
+        guard kind == .audio else { return }
+        if !flowing, markSilenced(stream: key.stream, feedId: feed.feedId, true) {
+            await talkingChanged(stream: key.stream, feedId: feed.feedId, talking: false)
+        } else if flowing, markSilenced(stream: key.stream, feedId: feed.feedId, false) {
+            await talkingChanged(stream: key.stream, feedId: feed.feedId, talking: true)
+        }
     }
 
     /// Stops the caller's feed in a room.
@@ -122,6 +133,7 @@ extension MediaPlane {
             // Janus tells every publisher in the room, on whichever node it is; only the
             // talker's own handle announces it, so that each change is stored once.
             if member(key)?.feed?.feedId == feedId {
+                _ = markSilenced(stream: key.stream, feedId: feedId, false)   // Janus's own word wins
                 Task { await talkingChanged(stream: key.stream, feedId: feedId, talking: kind == "talking") }
             }
             return

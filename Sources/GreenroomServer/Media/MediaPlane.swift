@@ -83,6 +83,9 @@ final class MediaPlane: Sendable {
         var manager: UInt64?
         /// The feeds talking now, by room, as last announced.
         var talking: [String: Set<UInt64>] = [:]
+        /// The feeds announced quiet because their audio stopped while Janus held them
+        /// talking, by room.
+        var silenced: [String: Set<UInt64>] = [:]
     }
 
     private let state = Locked(State())
@@ -154,6 +157,19 @@ final class MediaPlane: Sendable {
         }
     }
 
+    /// Notes that a talking feed's audio stopped (`true`: returns whether it was talking) or
+    /// came back (`false`: returns whether it had been silenced so).
+    func markSilenced(stream: String, feedId: UInt64, _ silenced: Bool) -> Bool {
+        state.withLock { state in
+            if silenced {
+                guard state.talking[stream]?.contains(feedId) == true else { return false }
+                state.silenced[stream, default: []].insert(feedId)
+                return true
+            }
+            return state.silenced[stream]?.remove(feedId) != nil
+        }
+    }
+
     // MARK: Rooms
 
     /// The room of `stream` on the SFU, made (and stored) on first use.
@@ -190,6 +206,7 @@ final class MediaPlane: Sendable {
             for (key, _) in local { state.members[key] = nil }
             state.rooms[stream] = nil
             state.talking[stream] = nil
+            state.silenced[stream] = nil
         }
         if let gateway, gateway.isReady {
             for (_, member) in local {
@@ -248,6 +265,7 @@ final class MediaPlane: Sendable {
                 state.rooms = [:]
                 state.manager = nil
                 state.talking = [:]
+                state.silenced = [:]
             }
             return state.members.map { ($0.key, $0.value) }
         }

@@ -63,6 +63,34 @@ struct BrowserEngine: MediaEngine {
         _ = try? await browser.run("if (window.sub) { window.sub.close(); window.sub = null; } return true")
     }
 
+    func setSending(_ kind: MediaKind, _ sending: Bool) async throws {
+        try await browser.run("""
+            return (async () => {
+              const kind = \(try literal(kind.rawValue));
+              const track = window.local && window.local.getTracks().find((candidate) => candidate.kind === kind);
+              for (const transceiver of window.pub ? window.pub.getTransceivers() : []) {
+                if (transceiver.receiver.track.kind === kind) await transceiver.sender.replaceTrack(\(sending) && track ? track : null);
+              }
+              return true;
+            })()
+            """)
+    }
+
+    /// Packets sent so far on the sending connection, by kind.
+    func packetsSent() async throws -> [String: Double] {
+        let stats = try await browser.run("""
+            return (async () => {
+              const out = {};
+              if (!window.pub) return out;
+              (await window.pub.getStats()).forEach((entry) => {
+                if (entry.type === 'outbound-rtp') out[entry.kind] = (out[entry.kind] || 0) + (entry.packetsSent || 0);
+              });
+              return out;
+            })()
+            """)
+        return (stats.dictionaryValue ?? [:]).compactMapValues(\.numberValue)
+    }
+
     /// Video frames decoded on the receiving connection, by `mid`.
     func framesDecoded() async throws -> [String: Double] {
         let stats = try await browser.run("""

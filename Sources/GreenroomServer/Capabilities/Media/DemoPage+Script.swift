@@ -91,6 +91,8 @@ extension DemoPage {
       const pc = new RTCPeerConnection();
       pubPc = pc;
       for (const track of localStream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [localStream] });
+      // What was muted stays muted: nothing of it is sent, so Janus never sees it flow.
+      for (const kind of ['audio', 'video']) if (muted[kind]) await setSending(kind, false);
       await pc.setLocalDescription(await pc.createOffer());
       await gathered(pc);
       try {
@@ -99,7 +101,7 @@ extension DemoPage {
         state.publishing = true;
         state.myFeed = result.feed.feedId;
         showVideo('local', localStream, `${state.participantId} (you)`, true);
-        if (state.kind === 'meeting') await conn.send('meeting.setMedia', { meetingId: state.id, micOn: true, webcamOn: true });
+        if (state.kind === 'meeting') await conn.send('meeting.setMedia', { meetingId: state.id, micOn: !muted.audio, webcamOn: !muted.video });
         log(`publishing feed ${result.feed.feedId}`);
       } catch (error) {
         stopPublishing();
@@ -119,6 +121,21 @@ extension DemoPage {
       oscillator.connect(destination);
       oscillator.start();
       return new MediaStream([...destination.stream.getAudioTracks(), ...camera.getVideoTracks()]);
+    }
+
+    // Muting stops sending the track (the sender has none), rather than only disabling it: a
+    // disabled track still sends silence or black frames, so the server could not tell it
+    // from a quiet room; with nothing sent, Janus reports the media gone and the server turns
+    // the microphone or camera off for everyone.
+    const muted = { audio: false, video: false };
+    async function setSending(kind, on) {
+      muted[kind] = !on;
+      const track = localStream && localStream.getTracks().find((candidate) => candidate.kind === kind);
+      if (track) track.enabled = on;
+      if (!pubPc) return;
+      for (const transceiver of pubPc.getTransceivers()) {
+        if (transceiver.receiver.track.kind === kind) await transceiver.sender.replaceTrack(on && track ? track : null);
+      }
     }
 
     function stopPublishing() {
@@ -393,10 +410,12 @@ extension DemoPage {
       }),
       pin: (participantId) => conn.send(state.pins[participantId] && state.pins[participantId].cam ? 'meeting.unpin' : 'meeting.pin',
         { meetingId: state.id, participantId, pinType: 'CAM' }),
-      setMic: (on) => { if (localStream) localStream.getAudioTracks().forEach((track) => { track.enabled = on; }); return conn.send('meeting.setMedia', { meetingId: state.id, micOn: on }); },
+      setMic: async (on) => { await setSending('audio', on); return conn.send('meeting.setMedia', { meetingId: state.id, micOn: on }); },
+      // Stops or resumes sending a kind without a word to the server: Janus sees it stop or flow.
+      setSending,
       // Stops the camera's track without a word to the server: Janus sees no more video.
       stopCameraTrack: () => { if (localStream) localStream.getVideoTracks().forEach((track) => track.stop()); },
-      setCamera: (on) => { if (localStream) localStream.getVideoTracks().forEach((track) => { track.enabled = on; }); return conn.send('meeting.setMedia', { meetingId: state.id, webcamOn: on }); },
+      setCamera: async (on) => { await setSending('video', on); return conn.send('meeting.setMedia', { meetingId: state.id, webcamOn: on }); },
     };
 
     $('join').onsubmit = (event) => {
@@ -409,12 +428,12 @@ extension DemoPage {
     $('decline').onclick = () => serial(() => answerInvite(false));
     $('leave').onclick = () => { stopPublishing(); stopReceiving(); conn.ws.close(1000); };
     $('mic').onclick = () => serial(async () => {
-      const on = !(localStream && localStream.getAudioTracks().some((track) => track.enabled));
+      const on = muted.audio;
       await demo.setMic(on);
       $('mic').textContent = on ? 'Mute mic' : 'Unmute mic';
     });
     $('cam').onclick = () => serial(async () => {
-      const on = !(localStream && localStream.getVideoTracks().some((track) => track.enabled));
+      const on = muted.video;
       await demo.setCamera(on);
       $('cam').textContent = on ? 'Camera off' : 'Camera on';
     });
