@@ -13,7 +13,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("data-dir"), help: "Data directory (GREENROOM_DATA_DIR, default ./greenroom-data).") var dataDir: String?
     @Option(help: "A PostgreSQL database shared by several nodes, postgres://user:password@host:port/db (GREENROOM_DATABASE); SQLite in the data directory without it.") var database: String?
     @Flag(help: "Run a local Janus for live audio and video (janus on PATH, or GREENROOM_JANUS), restarted if it dies.") var media = false
-    @Option(name: .customLong("janus-url"), help: "Use an external Janus's WebSocket API for live audio and video, e.g. ws://127.0.0.1:8188 (GREENROOM_JANUS_URL).") var janusURL: String?
+    @Option(name: .customLong("janus-url"), help: "Use an external Janus's WebSocket API for live audio and video, e.g. ws://127.0.0.1:8188; repeat it for several, each room placed on one (GREENROOM_JANUS_URL, comma-separated).") var janusURL: [String] = []
     @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert (GREENROOM_TLS_KEY).") var tlsKey: String?
@@ -25,7 +25,7 @@ struct Serve: AsyncParsableCommand {
         if let port { config.port = port }
         if let dataDir { config.dataDirectory = dataDir }
         if let database { config.databaseURL = database }
-        if let janusURL { config.janusURL = janusURL }
+        if !janusURL.isEmpty { config.janusURLs = janusURL }
         if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
         if let tlsCert { config.tlsCertificatePath = tlsCert }
         if let tlsKey { config.tlsKeyPath = tlsKey }
@@ -48,7 +48,7 @@ struct Serve: AsyncParsableCommand {
             storage: \(config.databaseURL.map { _ in "PostgreSQL (several nodes may share it)" } ?? "SQLite in the data directory")
             app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
             server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)
-            media: \(config.janusExecutable.map { "Janus run by Greenroom (\($0))" } ?? config.janusURL.map { "Janus at \($0)" } ?? "off (--media or --janus-url to enable)")
+            media: \(config.janusExecutable.map { "Janus run by Greenroom (\($0))" } ?? (config.janusURLs.isEmpty ? nil : "Janus at \(config.janusURLs.joined(separator: ", "))") ?? "off (--media or --janus-url to enable)")
             try media in a browser: \(server.baseURL.absoluteString)/demo/
             """)
         try await server.waitUntilStopped()

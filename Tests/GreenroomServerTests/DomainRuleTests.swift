@@ -26,7 +26,7 @@ struct DomainRuleTests {
             writer = Task { try await events.run() }
             core = CoreServices(configuration: configuration, storage: storage, events: events,
                                 roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), connections: NoConnections(),
-                                media: MediaPlane(gateway: nil, storage: storage, events: events, logger: .init(label: "test")), mediaBackend: .none)
+                                media: MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test")), mediaBackend: .none)
         }
 
         deinit { writer.cancel() }

@@ -148,31 +148,36 @@ extension MediaBrowserTests {
 }
 
 extension MediaBrowserTests {
-    @Test("two nodes on one PostgreSQL database share one Janus (--janus-url): a host on one node reaches a viewer on the other; who talks is stored once per change, though publishers on both nodes hear it")
+    @Test("two nodes on one PostgreSQL database and two Janus servers, both given to each node: rooms are spread over the two, every node routes a room to the Janus that holds it (a host on one node reaches a viewer on the other), a room on a Janus that died is made again there while the other's go on; who talks is stored once per change")
     func twoNodes() async throws {
         guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true),
               let admin = TestEnvironment.postgres(for: "the two-node media test") else { return }
         try await HeavyTests.run {
             let database = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
             let directory = TestServer.makeDataDirectory()
-            let janus = try JanusProcess(executable: programs.janus, directory: directory + "/shared-janus", iceInterfaces: "lo",
-                                         logger: Logger(label: "greenroom.test.janus"))
-            let running = Task { try await janus.run() }
+            let januses = try ["janus-a", "janus-b"].map { name in
+                try JanusProcess(executable: programs.janus, directory: directory + "/" + name, iceInterfaces: "lo",
+                                 logger: Logger(label: "greenroom.test.\(name)"))
+            }
+            let running = januses.map { janus in Task { try await janus.run() } }
             func cleanUp() async {
-                // Janus is gone when this returns (SIGTERM, SIGKILL after two seconds), so
+                // Each Janus is gone when this returns (SIGTERM, SIGKILL after two seconds), so
                 // that no Janus outlives the test process.
-                running.cancel()
-                janus.stop()
-                _ = await running.result
+                for (janus, task) in zip(januses, running) {
+                    task.cancel()
+                    janus.stop()
+                    _ = await task.result
+                }
                 await TestEnvironment.dropPostgresDatabase(database, adminURL: admin)
             }
             do {
+                let urls = januses.map(\.url)
                 let nodes = [
-                    try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURL = janus.url },
-                    try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURL = janus.url },
+                    try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURLs = urls },
+                    try await TestServer.start(dataDirectory: directory) { $0.databaseURL = database; $0.janusURLs = urls },
                 ]
                 for node in nodes {
-                    try await eventually("each node has a Janus session", timeout: .seconds(30)) { node.server.core.media.gateway?.isReady == true }
+                    try await eventually("each node has a session on both Janus servers", timeout: .seconds(30)) { node.mediaReady }
                 }
                 let driver = try await BrowserDriver(programs: programs)
                 defer { driver.stop() }
@@ -189,9 +194,22 @@ extension MediaBrowserTests {
                 try await viewer.waitForMedia(from: "host", what: "a viewer on the second node decodes the host on the first")
                 #expect(try await nodes[1].publishersOnSFU("meeting:spread").count == 2)
 
+                // The second node's next room goes to the other Janus; each room is on its own.
+                let (olga, _, _) = try await nodes[1].joined("olga", meeting: "other", as: "olga", mode: .RECV_ONLY)
+                #expect(try await olga.send(MediaOperation.subscribe, args: MediaSubscribeArgs(stream: "meeting:other")).streams.isEmpty)
+                let storage = nodes[0].server.core.storage
+                let spread = try #require(try await storage.load(MediaRoomRecord.self, id: "meeting:spread"))
+                let other = try #require(try await storage.load(MediaRoomRecord.self, id: "meeting:other"))
+                #expect(Set([spread.janus, other.janus].compactMap { $0 }) == Set(urls))
+                let gateways = nodes[0].server.core.media.gateways
+                for gateway in gateways {
+                    #expect(try await gateway.hasRoom(spread.room) == (gateway.url == spread.janus))
+                    #expect(try await gateway.hasRoom(other.room) == (gateway.url == other.janus))
+                }
+
                 // Who talks is stored once per change, though both nodes' publishers hear it.
                 func talking() async throws -> [String] {
-                    try await nodes[0].server.core.storage.readEvents(stream: "meeting:spread", after: 0, limit: 1_000)
+                    try await storage.readEvents(stream: "meeting:spread", after: 0, limit: 1_000)
                         .filter { $0.type == MediaEventType.talking }
                         .map { "\($0.data["participantId"]?.stringValue ?? "?"):\($0.data["talking"]?.boolValue == true)" }
                 }
@@ -202,6 +220,22 @@ extension MediaBrowserTests {
                     let own = changes.filter { $0.hasPrefix(participant + ":") }
                     #expect(zip(own, own.dropFirst()).allSatisfy { $0 != $1 }, "\(participant)'s changes repeat: \(changes)")
                 }
+
+                // The Janus of the second room dies: that room's media is unavailable until it
+                // is back, then made again there; the first room's media goes on meanwhile.
+                let dying = try #require(januses.first { $0.url == other.janus })
+                let pid = try #require(dying.pid)
+                let framesBefore = try await viewer.received(from: "host").frames
+                #expect(kill(pid, SIGKILL) == 0)
+                try await eventually("the second room's media answers unavailable", timeout: .seconds(10)) {
+                    await refusal { _ = try await olga.send(MediaOperation.subscribe, args: MediaSubscribeArgs(stream: "meeting:other")) } == .unavailable
+                }
+                _ = try await viewer.waitForMedia(from: "host", after: framesBefore, what: "the first room's media goes on")
+                try await eventually("the Janus is back and the second room with it", timeout: .seconds(30)) {
+                    (try? await olga.send(MediaOperation.subscribe, args: MediaSubscribeArgs(stream: "meeting:other"))) != nil
+                }
+                let otherGateway = try #require(gateways.first { $0.url == other.janus })
+                #expect(try await otherGateway.hasRoom(other.room))
                 for browser in [host, viewer, second] { await browser.close() }
                 for node in nodes { try await node.shutdown() }
             } catch {

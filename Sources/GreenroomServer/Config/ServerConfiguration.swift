@@ -51,10 +51,20 @@ public struct ServerConfiguration: Sendable {
     /// requests to finish; what remains after each wait is cut (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
     public var shutdownGrace: TimeInterval = 5
 
-    /// The URL of an external Janus's WebSocket API (`GREENROOM_JANUS_URL`, e.g.
-    /// `ws://127.0.0.1:8188`) for live audio and video; without it and without
-    /// ``janusExecutable`` media operations answer `unavailable`.
-    public var janusURL: String?
+    /// The URLs of external Janus servers' WebSocket APIs (`GREENROOM_JANUS_URL`, several
+    /// separated by commas, e.g. `ws://10.0.0.5:8188,ws://10.0.0.6:8188`) for live audio and
+    /// video; without them and without ``janusExecutable`` media operations answer
+    /// `unavailable`. Each new media room is placed on one of them (the one this node has
+    /// placed fewest rooms on, among those connected) and stays there; which one is stored, so
+    /// with several nodes give every node the same list.
+    public var janusURLs: [String] = []
+
+    /// The one external Janus, for the common case: reads the first of ``janusURLs`` and
+    /// sets the list to just it (`nil` empties it).
+    public var janusURL: String? {
+        get { janusURLs.first }
+        set { janusURLs = newValue.map { [$0] } ?? [] }
+    }
     /// A Janus the server runs and restarts itself (`GREENROOM_JANUS`; `greenroom serve --media`
     /// finds it on `PATH`), configured in `<data dir>/janus/` with its API on loopback.
     public var janusExecutable: String?
@@ -104,7 +114,9 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
         try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
-        try value("GREENROOM_JANUS_URL") { (v: String) in config.janusURL = v }
+        try value("GREENROOM_JANUS_URL") { (v: String) in
+            config.janusURLs = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         try value("GREENROOM_JANUS") { (v: String) in config.janusExecutable = v }
         try value("GREENROOM_MEDIA_ICE_INTERFACES") { (v: String) in config.mediaICEInterfaces = v }
         try value("GREENROOM_TLS_CERT") { (v: String) in config.tlsCertificatePath = v }
@@ -126,10 +138,13 @@ public struct ServerConfiguration: Sendable {
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
         guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }
-        if let janusURL, !(janusURL.hasPrefix("ws://") || janusURL.hasPrefix("wss://")) {
-            throw GreenroomServerError.invalidConfiguration("the Janus URL must start with ws:// or wss://")
+        for url in janusURLs where !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {
+            throw GreenroomServerError.invalidConfiguration("the Janus URL \(url) must start with ws:// or wss://")
         }
-        if janusURL != nil && janusExecutable != nil {
+        guard Set(janusURLs).count == janusURLs.count else {
+            throw GreenroomServerError.invalidConfiguration("a Janus URL is listed twice")
+        }
+        if !janusURLs.isEmpty && janusExecutable != nil {
             throw GreenroomServerError.invalidConfiguration("use an external Janus (janusURL) or run one (janusExecutable), not both")
         }
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {

@@ -71,7 +71,7 @@ final class ServerCore: Sendable {
         self.broker = broker
         self.events = events
         self.roster = roster
-        let media = MediaPlane(gateway: mediaBackend.gateway, storage: storage, events: events, logger: logger)
+        let media = MediaPlane(gateways: mediaBackend.gateways, storage: storage, events: events, logger: logger)
         self.media = media
         self.mediaBackend = mediaBackend
         let capabilities = Self.makeCapabilities(CoreServices(

@@ -7,16 +7,17 @@ extension MediaPlane {
     /// Publishes the caller's offer in the room of `args.stream` (or renegotiates its feed),
     /// once the room's owner allows it; announces the feed with `media.published`.
     func publish(_ args: MediaPublishArgs, caller: Caller) async throws -> MediaPublishResult {
-        let gateway = try requireGateway()
+        try requireEnabled()
         guard args.jsep.type == "offer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an offer") }
         let rights = try await rights(caller, stream: args.stream)
         if let refusal = rights.publishRefusal { throw refusal }
         let key = MemberKey(clientId: caller.clientId, stream: args.stream)
         if let current = member(key), let handle = current.publisher, let feed = current.feed {
+            let gateway = try gateway(current.janus)
             let (_, jsep) = try await relay { try await gateway.plugin(handle, ["request": "configure"], jsep: args.jsep) }
             return MediaPublishResult(jsep: try Self.require(jsep, "answer"), feed: feed)
         }
-        let room = try await room(args.stream, gateway: gateway)
+        let (room, gateway) = try await room(args.stream)
         let stream = args.stream
         let handle = try await gateway.attach { [weak self] message in
             self?.publisherEvent(message, key: key)
@@ -43,6 +44,7 @@ extension MediaPlane {
         let feed = MediaFeed(feedId: feedId, userId: caller.userId, participantId: rights.participantId, clientId: caller.clientId,
                              tracks: Self.tracks(answer.data["streams"], offer: args.jsep.sdp))
         update(key) { member in
+            member.janus = gateway.url
             member.publisher = handle
             member.feed = feed
             member.announced = false
@@ -95,7 +97,7 @@ extension MediaPlane {
 
     /// Stops the caller's feed in a room.
     func unpublish(_ ref: MediaRoomRef, caller: Caller) async throws {
-        _ = try requireGateway()
+        try requireEnabled()
         let key = MemberKey(clientId: caller.clientId, stream: ref.stream)
         guard member(key)?.publisher != nil else { throw GreenroomError(.notFound, "not publishing in \(ref.stream)") }
         await stopPublishing(key, reason: "unpublished")
@@ -103,14 +105,14 @@ extension MediaPlane {
 
     /// Removes a member's publisher from the room and announces its feed gone.
     func stopPublishing(_ key: MemberKey, reason: String) async {
-        var removed: (UInt64, MediaFeed?)?
+        var removed: (String, UInt64, MediaFeed?)?
         update(key) { member in
-            if let handle = member.publisher { removed = (handle, member.feed) }
+            if let handle = member.publisher { removed = (member.janus, handle, member.feed) }
             member.publisher = nil
             member.feed = nil
         }
-        guard let (handle, feed) = removed else { return }
-        await gateway?.detach(handle)
+        guard let (janus, handle, feed) = removed else { return }
+        await gateways.first { $0.url == janus }?.detach(handle)
         if let feed { await announceGone(feed, stream: key.stream, reason: reason) }
     }
 
@@ -160,9 +162,9 @@ extension MediaPlane {
     /// Adds feeds to the caller's receiving session (every other feed in the room when
     /// `args.feeds` is `nil`); answers with the SFU's offer.
     func subscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
-        let gateway = try requireGateway()
+        try requireEnabled()
         if let refusal = try await rights(caller, stream: args.stream).receiveRefusal { throw refusal }
-        let room = try await room(args.stream, gateway: gateway)
+        let (room, gateway) = try await room(args.stream)
         let key = MemberKey(clientId: caller.clientId, stream: args.stream)
         let published = try await storage.list(MediaFeedRecord.self, RecordQuery(kind: MediaFeedRecord.recordKind, scope: args.stream, limit: 1_000))
         let wanted = args.feeds.map(Set.init)
@@ -185,7 +187,10 @@ extension MediaPlane {
                     "streams": .array(streams), "autoupdate": false, "use_msid": true,
                 ])
             }
-            update(key) { $0.subscriber = handle }
+            update(key) { member in
+                member.janus = gateway.url
+                member.subscriber = handle
+            }
             return MediaSubscribeResult(jsep: try Self.require(answer.jsep, "offer"), streams: Self.subscribed(answer.data["streams"]))
         } catch {
             await gateway.detach(handle)
@@ -195,10 +200,11 @@ extension MediaPlane {
 
     /// Removes feeds from the caller's receiving session; answers with the SFU's new offer.
     func unsubscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
-        let gateway = try requireGateway()
-        guard let handle = member(MemberKey(clientId: caller.clientId, stream: args.stream))?.subscriber else {
+        try requireEnabled()
+        guard let member = member(MemberKey(clientId: caller.clientId, stream: args.stream)), let handle = member.subscriber else {
             throw GreenroomError(.notFound, "not receiving in \(args.stream)")
         }
+        let gateway = try gateway(member.janus)
         let feeds = args.feeds ?? []
         guard !feeds.isEmpty else { throw GreenroomError(.invalidParameterValue, "name the feeds to stop receiving") }
         let answer = try await relay {
@@ -209,17 +215,18 @@ extension MediaPlane {
 
     /// The caller's answer to its receiving session's last offer.
     func answer(_ args: MediaAnswerArgs, caller: Caller) async throws {
-        let gateway = try requireGateway()
+        try requireEnabled()
         guard args.jsep.type == "answer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an answer") }
-        guard let handle = member(MemberKey(clientId: caller.clientId, stream: args.stream))?.subscriber else {
+        guard let member = member(MemberKey(clientId: caller.clientId, stream: args.stream)), let handle = member.subscriber else {
             throw GreenroomError(.notFound, "not receiving in \(args.stream): media.subscribe first")
         }
+        let gateway = try gateway(member.janus)
         _ = try await relay { try await gateway.plugin(handle, ["request": "start"], jsep: args.jsep) }
     }
 
     /// One of the caller's ICE candidates for its publishing or receiving session.
     func trickle(_ args: MediaTrickleArgs, caller: Caller) async throws {
-        let gateway = try requireGateway()
+        try requireEnabled()
         let member = member(MemberKey(clientId: caller.clientId, stream: args.stream))
         let handle: UInt64?
         switch args.target {
@@ -227,7 +234,8 @@ extension MediaPlane {
         case "subscriber": handle = member?.subscriber
         default: throw GreenroomError(.invalidParameterValue, "target must be publisher or subscriber")
         }
-        guard let handle else { throw GreenroomError(.notFound, "no \(args.target) session in \(args.stream)") }
+        guard let handle, let member else { throw GreenroomError(.notFound, "no \(args.target) session in \(args.stream)") }
+        let gateway = try gateway(member.janus)
         try await relay { try await gateway.trickle(handle, candidate: args.candidate) }
     }
 
@@ -247,12 +255,12 @@ extension MediaPlane {
 
     func leave(_ key: MemberKey, reason: String) async {
         await stopPublishing(key, reason: reason)
-        var subscriber: UInt64?
+        var subscriber: (String, UInt64)?
         update(key) { member in
-            subscriber = member.subscriber
+            subscriber = member.subscriber.map { (member.janus, $0) }
             member.subscriber = nil
         }
-        if let subscriber { await gateway?.detach(subscriber) }
+        if let (janus, handle) = subscriber { await gateways.first { $0.url == janus }?.detach(handle) }
     }
 
     /// A connection closed: its handles in every room go.

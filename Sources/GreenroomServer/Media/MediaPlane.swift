@@ -23,12 +23,16 @@ protocol MediaRoomRules: Sendable {
     func mediaFlowChanged(_ feed: MediaFeed, roomId: String, kind: MediaKind, flowing: Bool) async
 }
 
-/// A room on the SFU, as stored: its Janus room number and the secret that manages it.
+/// A room on the SFU, as stored: the Janus that holds it, its room number there and the
+/// secret that manages it. Every node routes the room's signalling to that Janus.
 struct MediaRoomRecord: StoredRecord {
     static let recordKind = "media-room"
     var stream: String
     var room: UInt64
     var secret: String
+    /// The URL of the Janus that holds the room; `nil` in rooms stored before several Janus
+    /// servers were supported, which are on the first configured one.
+    var janus: String?
 
     var recordId: String { stream }
 }
@@ -49,12 +53,18 @@ struct MediaFeedRecord: StoredRecord {
 /// (one to publish, one to receive, per client and room), relays their signalling after the
 /// room's owner has checked their rights, and announces feeds on the room's stream.
 ///
+/// With several Janus servers, a new room is placed on the connected one this node has placed
+/// fewest rooms on (ties broken at random, so that nodes spread theirs too), and stays there:
+/// its record names the Janus, and every node sends the room's signalling to it. While that
+/// Janus is away the room's media answers `unavailable`; when it is back the room is made
+/// again on it. Rooms on the other servers go on.
+///
 /// Rights are enforced here, at the SFU: a client never holds a Janus handle or room secret,
 /// so a refused publish never reaches Janus, and a participant that loses the right has its
 /// publisher removed by Greenroom.
 final class MediaPlane: Sendable {
-    /// The SFU, or `nil` when the server runs without media.
-    let gateway: JanusGateway?
+    /// The SFUs, in configured order; none when the server runs without media.
+    let gateways: [JanusGateway]
     let storage: any GreenroomStorage
     let events: EventLog
     let logger: Logger
@@ -66,8 +76,10 @@ final class MediaPlane: Sendable {
         let stream: String
     }
 
-    /// One client's handles in one room.
+    /// One client's handles in one room, on the room's Janus.
     struct Member: Sendable {
+        /// The URL of the Janus the handles are on.
+        var janus = ""
         var publisher: UInt64?
         var feed: MediaFeed?
         /// Whether its feed was announced (its media is up).
@@ -76,11 +88,11 @@ final class MediaPlane: Sendable {
     }
 
     private struct State {
-        /// The rooms made on the SFU in its current session.
+        /// The rooms made on their SFU in its current session, by stream.
         var rooms: [String: MediaRoomRecord] = [:]
         var members: [MemberKey: Member] = [:]
-        /// A handle for room management, attached on first use.
-        var manager: UInt64?
+        /// A handle for room management on each SFU, by URL, attached on first use.
+        var managers: [String: UInt64] = [:]
         /// The feeds talking now, by room, as last announced.
         var talking: [String: Set<UInt64>] = [:]
         /// The feeds announced quiet because their audio stopped while Janus held them
@@ -90,14 +102,17 @@ final class MediaPlane: Sendable {
 
     private let state = Locked(State())
 
-    init(gateway: JanusGateway?, storage: any GreenroomStorage, events: EventLog, logger: Logger) {
-        self.gateway = gateway
+    init(gateways: [JanusGateway], storage: any GreenroomStorage, events: EventLog, logger: Logger) {
+        self.gateways = gateways
         self.storage = storage
         self.events = events
         self.logger = logger
-        gateway?.onSessionLost { [weak self] in
-            guard let self else { return }
-            Task { await self.sessionLost() }
+        for gateway in gateways {
+            let url = gateway.url
+            gateway.onSessionLost { [weak self] in
+                guard let self else { return }
+                Task { await self.sessionLost(url) }
+            }
         }
     }
 
@@ -109,9 +124,18 @@ final class MediaPlane: Sendable {
     static let disabled = GreenroomError(
         .unavailable, "media is not enabled on this server: run `greenroom serve --media` (Janus on PATH) or `--janus-url ws://…`")
 
-    /// The gateway when media is enabled and the SFU is connected.
-    func requireGateway() throws -> JanusGateway {
-        guard let gateway else { throw Self.disabled }
+    /// Throws `unavailable` when the server runs without media.
+    func requireEnabled() throws {
+        guard !gateways.isEmpty else { throw Self.disabled }
+    }
+
+    /// The connected gateway to the Janus at `url` (the first configured one for `nil`).
+    func gateway(_ url: String?) throws -> JanusGateway {
+        try requireEnabled()
+        let found = if let url { gateways.first { $0.url == url } } else { gateways.first }
+        guard let gateway = found else {
+            throw GreenroomError(.unavailable, "this media room is on the Janus at \(url ?? "?"), which this node does not use: give every node the same Janus URLs")
+        }
         guard gateway.isReady else { throw JanusGateway.unavailable }
         return gateway
     }
@@ -172,18 +196,33 @@ final class MediaPlane: Sendable {
 
     // MARK: Rooms
 
-    /// The room of `stream` on the SFU, made (and stored) on first use.
-    func room(_ stream: String, gateway: JanusGateway) async throws -> MediaRoomRecord {
-        if let known = state.withLock({ $0.rooms[stream] }) { return known }
+    /// The room of `stream` and the gateway to its Janus; a new room is placed, stored and
+    /// made on first use, one known from storage is made again on its Janus when needed.
+    func room(_ stream: String) async throws -> (record: MediaRoomRecord, gateway: JanusGateway) {
+        try requireEnabled()
+        if let known = state.withLock({ $0.rooms[stream] }) { return (known, try gateway(known.janus)) }
+        let placement = place()
         let record = try await events.transact { transaction in
             if let existing = try await transaction.load(MediaRoomRecord.self, id: stream) { return existing }
-            let record = MediaRoomRecord(stream: stream, room: Self.randomId(), secret: Secrets.randomHex(bytes: 16))
+            guard let placement else { throw JanusGateway.unavailable }
+            let record = MediaRoomRecord(stream: stream, room: Self.randomId(), secret: Secrets.randomHex(bytes: 16), janus: placement.url)
             _ = try await transaction.insert(try record.asRecord())
             return try await transaction.load(MediaRoomRecord.self, id: stream) ?? record
         }
+        let gateway = try gateway(record.janus)
         try await create(record, gateway: gateway)
         state.withLock { $0.rooms[stream] = record }
-        return record
+        return (record, gateway)
+    }
+
+    /// The connected gateway this node has placed fewest of its current rooms on, ties
+    /// broken at random; `nil` when none is connected.
+    private func place() -> JanusGateway? {
+        let load = state.withLock { state in
+            Dictionary(grouping: state.rooms.values, by: { $0.janus ?? gateways.first?.url ?? "" }).mapValues(\.count)
+        }
+        let ready = gateways.filter(\.isReady).shuffled()
+        return ready.min { load[$0.url, default: 0] < load[$1.url, default: 0] }
     }
 
     /// Makes the room on the SFU (again, after Janus restarted); one that exists is fine.
@@ -208,10 +247,9 @@ final class MediaPlane: Sendable {
             state.talking[stream] = nil
             state.silenced[stream] = nil
         }
-        if let gateway, gateway.isReady {
-            for (_, member) in local {
-                for handle in [member.publisher, member.subscriber].compactMap({ $0 }) { await gateway.detach(handle) }
-            }
+        for (_, member) in local {
+            guard let gateway = try? gateway(member.janus) else { continue }
+            for handle in [member.publisher, member.subscriber].compactMap({ $0 }) { await gateway.detach(handle) }
         }
         do {
             let record = try await events.transact { transaction -> MediaRoomRecord? in
@@ -220,7 +258,7 @@ final class MediaPlane: Sendable {
                 if record != nil { try await transaction.remove(MediaRoomRecord.self, id: stream) }
                 return record
             }
-            if let record, let gateway, gateway.isReady, let manager = try? await managerHandle(gateway) {
+            if let record, let gateway = try? gateway(record.janus), let manager = try? await managerHandle(gateway) {
                 _ = try? await gateway.plugin(manager, ["request": "destroy", "room": .number(Double(record.room)), "secret": .string(record.secret)])
             }
         } catch {
@@ -231,8 +269,9 @@ final class MediaPlane: Sendable {
     /// The ids of the feeds Janus itself has in the room of `stream` (none when the room was
     /// never made there): what the SFU forwards, whatever Greenroom's records say.
     func publishersOnSFU(_ stream: String) async throws -> [UInt64] {
-        let gateway = try requireGateway()
+        try requireEnabled()
         guard let record = try await storage.load(MediaRoomRecord.self, id: stream) else { return [] }
+        let gateway = try gateway(record.janus)
         let manager = try await managerHandle(gateway)
         do {
             let listed = try await gateway.plugin(manager, ["request": "listparticipants", "room": .number(Double(record.room))])
@@ -245,29 +284,33 @@ final class MediaPlane: Sendable {
     }
 
     private func managerHandle(_ gateway: JanusGateway) async throws -> UInt64 {
-        if let handle = state.withLock({ $0.manager }) { return handle }
+        if let handle = state.withLock({ $0.managers[gateway.url] }) { return handle }
         let handle = try await gateway.attach { _ in }
         let kept = state.withLock { state -> UInt64 in
-            if let other = state.manager { return other }
-            state.manager = handle
+            if let other = state.managers[gateway.url] { return other }
+            state.managers[gateway.url] = handle
             return handle
         }
         if kept != handle { await gateway.detach(handle) }
         return kept
     }
 
-    /// The SFU's session is gone (Janus died or the connection dropped): every handle of this
-    /// node is gone with it, so its feeds are announced gone; rooms are made again on next use.
-    func sessionLost() async {
+    /// An SFU's session is gone (Janus died or the connection dropped): every handle of this
+    /// node on it is gone with it, so their feeds are announced gone; its rooms are made again
+    /// on next use, on the same Janus.
+    func sessionLost(_ url: String) async {
+        let first = gateways.first?.url
         let lost = state.withLock { state -> [(MemberKey, Member)] in
-            defer {
-                state.members = [:]
-                state.rooms = [:]
-                state.manager = nil
-                state.talking = [:]
-                state.silenced = [:]
+            let lost = state.members.filter { $0.value.janus == url }
+            let rooms = state.rooms.filter { ($0.value.janus ?? first) == url }.keys
+            for key in lost.keys { state.members[key] = nil }
+            for stream in rooms {
+                state.rooms[stream] = nil
+                state.talking[stream] = nil
+                state.silenced[stream] = nil
             }
-            return state.members.map { ($0.key, $0.value) }
+            state.managers[url] = nil
+            return lost.map { ($0.key, $0.value) }
         }
         for (key, member) in lost {
             guard let feed = member.feed else { continue }

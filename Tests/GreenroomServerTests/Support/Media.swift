@@ -12,7 +12,7 @@ func withMediaServer<T: Sendable>(_ programs: MediaPrograms, _ body: (TestServer
             config.janusExecutable = programs.janus
             config.mediaICEInterfaces = "lo"
         }) { server in
-            try await eventually("the server's Janus is up", timeout: .seconds(30)) { server.server.core.media.gateway?.isReady == true }
+            try await eventually("the server's Janus is up", timeout: .seconds(30)) { server.mediaReady }
             return try await body(server)
         }
     }
@@ -25,9 +25,24 @@ extension TestServer {
         return "\(url.absoluteString)/demo/?join=1&token=\(token)&meeting=\(meeting)&participant=\(participant)&mode=\(mode)\(extra)"
     }
 
+    /// Whether the server has a session open on each of its Janus servers.
+    var mediaReady: Bool {
+        let gateways = server.core.media.gateways
+        return !gateways.isEmpty && gateways.allSatisfy(\.isReady)
+    }
+
     /// The ids of the feeds Janus has in the room of `stream`.
     func publishersOnSFU(_ stream: String) async throws -> [UInt64] {
         try await server.core.media.publishersOnSFU(stream)
+    }
+}
+
+extension JanusGateway {
+    /// Whether this Janus has a VideoRoom numbered `room`.
+    func hasRoom(_ room: UInt64) async throws -> Bool {
+        let handle = try await attach { _ in }
+        defer { Task { await detach(handle) } }
+        return try await plugin(handle, ["request": "exists", "room": .number(Double(room))]).data["exists"]?.boolValue == true
     }
 }
 
