@@ -10,8 +10,8 @@ import FoundationNetworking
 /// `greenroom bench`: measures a server and prints progress, then one JSON line of figures.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a server: fan-out, idle connections, reconnect storms, durable appends.",
-        subcommands: [BenchFanout.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self])
+        abstract: "Measure a server: fan-out, idle connections, reconnect storms, durable appends, media.",
+        subcommands: [BenchFanout.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self, BenchMedia.self])
 }
 
 /// Options every benchmark takes.
@@ -30,7 +30,7 @@ final class BenchTarget: Sendable {
     let tokens: TokenService
     let process: Process?
 
-    static func start(_ options: BenchOptions) async throws -> BenchTarget {
+    static func start(_ options: BenchOptions, serveArguments: [String] = []) async throws -> BenchTarget {
         FileLimits.raise(logger: .init(label: "greenroom.bench"))
         if let server = options.server {
             guard let url = URL(string: server), let directory = options.dataDir else {
@@ -46,7 +46,7 @@ final class BenchTarget: Sendable {
         }
         var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
         if let database = options.database { arguments += ["--database", database] }
-        process.arguments = arguments
+        process.arguments = arguments + serveArguments
         let pipe = ChildProcesses.pipe()
         process.standardOutput = pipe
         try ChildProcesses.run(process)
@@ -96,14 +96,7 @@ final class BenchTarget: Sendable {
     }
 
     /// The child server's CPU seconds (user + system) so far, from /proc.
-    var cpuSeconds: Double? {
-        guard let pid = process?.processIdentifier,
-              let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    var cpuSeconds: Double? { process.flatMap { ProcStat.cpuSeconds(pid: $0.processIdentifier) } }
 
     /// The child server's memory in bytes: `VmRSS` now, or `VmHWM` (the peak).
     func memory(peak: Bool = false) -> Int? {
@@ -148,4 +141,40 @@ final class Tally: Sendable {
 
     /// The current value.
     var value: Int { count.load(ordering: .relaxed) }
+}
+
+/// Figures of a process from Linux's /proc.
+enum ProcStat {
+    /// The fields of /proc/PID/stat after the command name (the state is field 0).
+    private static func fields(_ pid: Int32) -> [Substring]? {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
+    /// CPU seconds (user + system) the process has used so far.
+    static func cpuSeconds(pid: Int32) -> Double? {
+        guard let fields = fields(pid), fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// The machine's CPU ticks so far, in all and idle (with I/O wait), from /proc/stat.
+    static func machineTicks() -> (total: UInt64, idle: UInt64)? {
+        guard let stat = try? String(contentsOfFile: "/proc/stat", encoding: .utf8),
+              let line = stat.split(separator: "\n").first(where: { $0.hasPrefix("cpu ") }) else { return nil }
+        let ticks = line.split(separator: " ").dropFirst().compactMap { UInt64($0) }
+        guard ticks.count >= 5 else { return nil }
+        return (ticks.reduce(0, +), ticks[3] + ticks[4])
+    }
+
+    /// The processes whose parent is `parent` and whose command name is `name`.
+    static func children(of parent: Int32, named name: String) -> [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")"),
+                  stat[stat.index(after: open)..<close] == name, let fields = fields(pid), fields.count > 1 else { return false }
+            return Int32(fields[1]) == parent
+        }
+    }
 }

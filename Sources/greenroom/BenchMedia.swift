@@ -1,0 +1,200 @@
+import ArgumentParser
+import Foundation
+import Greenroom
+import GreenroomProtocol
+import GreenroomServer
+
+/// `greenroom bench media`: one stage with P publishers and V viewers through the server's
+/// own Janus (`serve --media`, ICE on loopback). Publishers are headless Chromiums on the demo
+/// page with fake cameras and microphones; viewers are lighter: receive-only peer
+/// connections, several per headless Chromium page (`--per-page`), each with its own
+/// Greenroom connection and participant, decoding every publisher's video and audio.
+struct BenchMedia: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "media",
+        abstract: "A stage with P publishers and V viewers in headless Chromium: join to first decoded frame, frames decoded per second, Greenroom's and Janus's CPU per forwarded stream.")
+
+    @Option(help: "Publishers (one headless Chromium each, on the demo page).") var publishers: Int = 1
+    @Option(help: "Viewers (receive-only peer connections).") var viewers: Int = 10
+    @Option(name: .customLong("per-page"), help: "Viewers per headless Chromium page.") var perPage: Int = 10
+    @Option(help: "Seconds of the measuring window, once every viewer decodes.") var seconds: Int = 15
+    @Option(help: "Chromium (GREENROOM_CHROMIUM, or chromium on PATH).") var chromium: String?
+    @OptionGroup var options: BenchOptions
+
+    func run() async throws {
+        guard publishers > 0, viewers > 0, perPage > 0, seconds > 0 else { throw ValidationError("sizes must be positive") }
+        guard options.server == nil else { throw ValidationError("bench media starts its own server (with --media) and measures its Janus") }
+        guard let chromium = chromium ?? ProcessInfo.processInfo.environment["GREENROOM_CHROMIUM"] ?? Serve.onPath("chromium") else {
+            throw ValidationError("bench media needs Chromium: apt-get install chromium, or --chromium PATH")
+        }
+        let target = try await BenchTarget.start(options, serveArguments: ["--media", "--media-ice-interfaces", "lo"])
+        defer { target.stop() }
+        let browsers = HeadlessBrowsers(chromium: chromium)
+        defer { browsers.stopAll() }
+        let meetingId = "bench-\(UUID().uuidString.prefix(8).lowercased())"
+        let stream = "meeting:\(meetingId)"
+
+        // The bench's own participant: watches the feeds and collects the pages' reports.
+        let client = GreenroomClient(configuration: ClientConfiguration(serverURL: target.baseURL))
+        try await client.connect(token: try await target.token("bench-observer"))
+        _ = try await client.send(MeetingOperation.join, args: MeetingJoinArgs(meetingId: meetingId, participantId: "bench-observer", name: "bench", mode: .RECV_ONLY))
+        guard let serverPid = target.process?.processIdentifier,
+              let janusPid = try await Self.waitFor("the server's Janus", seconds: 30, { ProcStat.children(of: serverPid, named: "janus").first }) else {
+            throw ValidationError("the server started no Janus (is janus on PATH?)")
+        }
+
+        BenchReport.progress("\(publishers) publishers joining \(stream)")
+        for index in 0..<publishers {
+            let token = try await target.token("pub-\(index)")
+            browsers.open("\(target.baseURL.absoluteString)/demo/?join=1&token=\(token)&meeting=\(meetingId)&participant=pub-\(index)&mode=SEND_AND_RECV")
+        }
+        guard try await Self.waitFor("the publishers' feeds", seconds: 60, {
+            try await client.send(MediaOperation.feeds, args: MediaRoomRef(stream: stream)).feeds.count >= publishers ? true : nil
+        }) != nil else { throw ValidationError("the publishers did not publish within a minute") }
+
+        let pages = (viewers + perPage - 1) / perPage
+        BenchReport.progress("\(viewers) viewers joining, \(perPage) per page in \(pages) pages")
+        let page = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-viewers-\(UUID().uuidString).html")
+        try Data(Self.viewerPage.utf8).write(to: page)
+        defer { try? FileManager.default.removeItem(at: page) }
+        for index in 0..<pages {
+            let names = (index * perPage..<min(viewers, (index + 1) * perPage)).map { "viewer-\($0)" }
+            var tokens: [String] = []
+            for name in names { tokens.append(try await target.token(name)) }
+            var url = URLComponents(url: page, resolvingAgainstBaseURL: false)!
+            url.queryItems = [
+                URLQueryItem(name: "ws", value: target.webSocketURL), URLQueryItem(name: "meeting", value: meetingId),
+                URLQueryItem(name: "page", value: String(index)), URLQueryItem(name: "tokens", value: tokens.joined(separator: ",")),
+                URLQueryItem(name: "names", value: names.joined(separator: ",")),
+            ]
+            browsers.open(url.string ?? "")
+        }
+        var ready: [[String: RawJSON]] = try await Self.waitFor("every page's viewers", seconds: 60 + 20 * pages, {
+            let reports = try await Self.reports(client, meetingId, kind: "ready")
+            return reports.count >= pages ? reports : nil
+        }) ?? []
+        if ready.isEmpty { ready = try await Self.reports(client, meetingId, kind: "ready") }
+        let first = ready.flatMap { $0["first"]?.arrayValue ?? [] }
+        let decodedFirst = first.compactMap(\.numberValue).sorted()
+        let failedViewers = ready.reduce(0) { $0 + Int($1["failed"]?.numberValue ?? 0) } + (pages - ready.count) * perPage
+        for errors in ready.compactMap({ $0["errors"]?.arrayValue }) where !errors.isEmpty { BenchReport.progress("viewer errors: \(errors)") }
+
+        BenchReport.progress("\(decodedFirst.count) of \(viewers * publishers) viewer streams decode; measuring \(seconds) s")
+        let machineBefore = ProcStat.machineTicks()
+        let (serverBefore, janusBefore) = (ProcStat.cpuSeconds(pid: serverPid), ProcStat.cpuSeconds(pid: janusPid))
+        let from = Date()
+        try await Task.sleep(for: .seconds(seconds))
+        let to = Date()
+        let (serverAfter, janusAfter) = (ProcStat.cpuSeconds(pid: serverPid), ProcStat.cpuSeconds(pid: janusPid))
+        let machineAfter = ProcStat.machineTicks()
+        let window: [String: RawJSON] = ["from": .number((from.timeIntervalSince1970 * 1000).rounded()), "to": .number((to.timeIntervalSince1970 * 1000).rounded())]
+        _ = try await client.send(MeetingOperation.publish, args: PubSubPublishArgs(meetingId: meetingId, topic: "BENCH-STOP", message: "stop", payload: window))
+        let rates: [[String: RawJSON]] = try await Self.waitFor("every page's frame rates", seconds: 30, {
+            let reports = try await Self.reports(client, meetingId, kind: "fps")
+            return reports.count >= ready.count ? reports : nil
+        }) ?? []
+        let fps = rates.flatMap { $0["fps"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
+
+        let elapsed = to.timeIntervalSince(from)
+        // Each publisher's feed goes to every viewer and to every other publisher's page.
+        let forwarded = Double(publishers * (viewers - failedViewers + publishers - 1))
+        var figures: [String: RawJSON] = [
+            "publishers": .number(Double(publishers)), "viewers": .number(Double(viewers)), "viewersPerPage": .number(Double(perPage)),
+            "viewerStreamsDecoding": .number(Double(decodedFirst.count)), "viewersFailed": .number(Double(failedViewers)),
+            "forwardedFeeds": .number(forwarded), "seconds": BenchReport.rounded(elapsed, 1),
+        ]
+        if !decodedFirst.isEmpty {
+            figures["joinToFirstFrameP50Ms"] = .number(Self.percentile(decodedFirst, 50))
+            figures["joinToFirstFrameP99Ms"] = .number(Self.percentile(decodedFirst, 99))
+            figures["joinToFirstFrameMaxMs"] = .number(decodedFirst.last ?? 0)
+        }
+        if !fps.isEmpty {
+            figures["decodedFpsP50"] = .number(Self.percentile(fps, 50))
+            figures["decodedFpsP10"] = .number(Self.percentile(fps, 10))
+            figures["decodedFpsMin"] = .number(fps.first ?? 0)
+        }
+        if let serverBefore, let serverAfter, let janusBefore, let janusAfter {
+            let server = (serverAfter - serverBefore) / elapsed * 100
+            let janus = (janusAfter - janusBefore) / elapsed * 100
+            figures["greenroomCpuPercent"] = BenchReport.rounded(server, 1)
+            figures["janusCpuPercent"] = BenchReport.rounded(janus, 1)
+            if forwarded > 0 {
+                figures["greenroomCpuPercentPerForwardedFeed"] = BenchReport.rounded(server / forwarded, 3)
+                figures["janusCpuPercentPerForwardedFeed"] = BenchReport.rounded(janus / forwarded, 3)
+            }
+        }
+        if let before = machineBefore, let after = machineAfter, after.total > before.total {
+            figures["machineBusyPercent"] = BenchReport.rounded(100 * (1 - Double(after.idle - before.idle) / Double(after.total - before.total)), 1)
+        }
+        try BenchReport.figures(figures)
+        // Every viewer must decode every publisher, and every page report its frame rates.
+        if decodedFirst.count < viewers * publishers || rates.count < pages { throw ExitCode(2) }
+    }
+
+    /// The pages' reports of a kind (`ready`, `fps`), one per page.
+    static func reports(_ client: GreenroomClient, _ meetingId: String, kind: String) async throws -> [[String: RawJSON]] {
+        let messages = try await client.send(MeetingOperation.messages, args: PubSubTopicArgs(meetingId: meetingId, topic: "BENCH"))
+        var byPage: [Double: [String: RawJSON]] = [:]
+        for message in messages where message.message == kind {
+            byPage[message.payload.json["page"]?.numberValue ?? -1] = message.payload.json
+        }
+        return Array(byPage.values)
+    }
+
+    /// The value at `percent` of sorted `values` (nearest rank).
+    static func percentile(_ sorted: [Double], _ percent: Double) -> Double {
+        let rank = Int((percent / 100 * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(max(rank, 0), sorted.count - 1)]
+    }
+
+    /// Polls `probe` every quarter second until it gives a value, for at most `seconds`.
+    static func waitFor<T>(_ what: String, seconds: Int, _ probe: () async throws -> T?) async throws -> T? {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let value = try? await probe() { return value }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        BenchReport.progress("gave up waiting for \(what) after \(seconds) s")
+        return nil
+    }
+}
+
+/// Headless Chromiums started with a page, each with its own profile, stopped together.
+final class HeadlessBrowsers: Sendable {
+    let chromium: String
+    private let started = Locked<[(Process, String)]>([])
+
+    init(chromium: String) { self.chromium = chromium }
+
+    /// Starts a browser on `url`; one that fails to start is reported and left out.
+    func open(_ url: String) {
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-chromium-\(UUID().uuidString)").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: chromium)
+        process.arguments = [
+            "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--mute-audio",
+            "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
+            "--disable-features=WebRtcHideLocalIpsWithMdns", "--autoplay-policy=no-user-gesture-required",
+            "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+            "--user-data-dir=\(profile)", "--remote-debugging-port=0", url,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try ChildProcesses.run(process)
+            started.withLock { $0.append((process, profile)) }
+        } catch {
+            BenchReport.progress("cannot start Chromium: \(error)")
+        }
+    }
+
+    /// Stops every browser and removes its profile.
+    func stopAll() {
+        for (process, profile) in started.withLock({ $0 }) {
+            if process.isRunning { process.terminate() }
+            for _ in 0..<50 where process.isRunning { usleep(100_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            try? FileManager.default.removeItem(atPath: profile)
+        }
+    }
+}
