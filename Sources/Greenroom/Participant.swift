@@ -13,7 +13,7 @@ public final class Participant: Sendable, Identifiable {
     public let id: String
     /// Whether this is the local participant.
     public let isLocal: Bool
-    private weak let meeting: Meeting?
+    weak let meeting: Meeting?
     private let state: Locked<State>
 
     init(_ data: MeetingParticipant, isLocal: Bool, meeting: Meeting) {

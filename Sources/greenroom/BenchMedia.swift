@@ -43,6 +43,11 @@ struct BenchMedia: AsyncParsableCommand {
             throw ValidationError("the server started no Janus (is janus on PATH?)")
         }
 
+        // The server answers media operations once its Janus session is open (which also
+        // makes the room): a demo page that joins before that does not publish.
+        guard try await Self.waitFor("the server's media", seconds: 60, {
+            try await client.send(MediaOperation.subscribe, args: MediaSubscribeArgs(stream: stream)).streams.isEmpty ? true : nil
+        }) != nil else { throw ValidationError("the server's media did not become available within a minute") }
         BenchReport.progress("\(publishers) publishers joining \(stream)")
         for index in 0..<publishers {
             let token = try await target.token("pub-\(index)")

@@ -34,10 +34,15 @@ struct MediaSDKTests {
                 try await frames(engine, media, from: "host") > 10
             }
             #expect(await media.isPublishing == false)
+            // The seeds' `participant.streams`: the host's tracks as received; none sent.
+            let hostParticipant = try #require(meeting.participants.first { $0.id == "host" })
+            #expect(Set(await hostParticipant.streams().values.map(\.kind)) == [.audio, .video])
+            #expect(await meeting.localParticipant.streams().isEmpty)
 
             await meeting.changeMode(.SEND_AND_RECV)
             try await host.waitForMedia(from: "sam", what: "the host decodes the participant the SDK put on stage")
             let feed = try #require(await media.localFeed)
+            #expect(Set(await meeting.localParticipant.streams().values.map(\.kind)) == [.audio, .video])
             #expect(try await server.publishersOnSFU("meeting:sdk").contains(feed.feedId))
 
             await meeting.changeMode(.RECV_ONLY)
@@ -144,6 +149,7 @@ struct MediaSDKTests {
             }
             try await eventually("the SDK's microphone is sent", timeout: .seconds(60)) { try await sent("audio") > 50 }
             #expect(await media.muted == [.video])
+            #expect(await meeting.localParticipant.streams().values.map(\.kind) == [.audio])
 
             try await meeting.muteMic()
             await media.settled()
@@ -156,6 +162,7 @@ struct MediaSDKTests {
                 return now == stopped
             }
             #expect(try await samOnServer()?.micOn == false)
+            #expect(await meeting.localParticipant.streams().isEmpty)
             try await meeting.unmuteMic()
             try await eventually("the microphone is sent again") { try await sent("audio") > stopped + 20 }
             #expect(try await samOnServer()?.micOn == true)
