@@ -240,4 +240,19 @@ public final class VideoSession: Sendable {
     public func download(videoID: String, thumbnail: Bool = false, range: String? = nil) async throws -> (data: Data, status: Int) {
         try await request("GET", "/v1/videos/\(videoID)/\(thumbnail ? "thumbnail" : "file")", headers: range.map { ["Range": $0] } ?? [:])
     }
+
+    /// The URL a player plays `video` from: its HLS master playlist (H.264 and AAC renditions,
+    /// whatever was uploaded), with the session's token in the query, since a player cannot
+    /// set an `Authorization` header; the playlists it fetches carry the token on. `nil` until
+    /// the video is encoded (`status == .ready`) or before the session started.
+    ///
+    /// ```swift
+    /// if let url = session.playbackURL(for: video) { player.replaceCurrentItem(with: AVPlayerItem(url: url)) }
+    /// ```
+    public func playbackURL(for video: GRVideo) -> URL? {
+        guard let path = video.hlsURL, let token = client.currentToken else { return nil }
+        var components = URLComponents(url: client.configuration.httpURL(path, on: client.configuration.serverURL), resolvingAgainstBaseURL: false)
+        components?.queryItems = [URLQueryItem(name: "token", value: token)]
+        return components?.url
+    }
 }

@@ -4,9 +4,9 @@ import Foundation
 public enum VideoStatus: String, Codable, Sendable, Hashable, CaseIterable {
     /// Its bytes are arriving.
     case uploading
-    /// Uploaded; being read and thumbnailed.
+    /// Uploaded; being read, thumbnailed and encoded.
     case processing
-    /// Playable.
+    /// Playable: its HLS renditions are encoded.
     case ready
     /// Processing failed; `failureReason` says why.
     case failed
@@ -38,8 +38,13 @@ public struct Video: Codable, Sendable, Hashable, Identifiable {
     public var size: Int64?
     /// Where the thumbnail is served (path on the server), once processed.
     public var thumbnailURL: String?
-    /// Where the file is served (path on the server, Range requests accepted), once uploaded.
+    /// Where the file is served as uploaded (path on the server, Range requests accepted), once uploaded.
     public var playbackURL: String?
+    /// Where its HLS master playlist is served (path on the server), once encoded: what
+    /// AVPlayer, Safari, hls.js and ffplay play, whatever the upload's container and codec.
+    public var hlsURL: String?
+    /// Its HLS renditions (H.264 and AAC), smallest first, once encoded.
+    public var renditions: [VideoRendition]?
     /// When it was created.
     public var createdAt: Date
     /// When it last changed.
@@ -50,7 +55,8 @@ public struct Video: Codable, Sendable, Hashable, Identifiable {
     /// Makes a video.
     public init(id: String, owner: String, title: String, tags: [String] = [], status: VideoStatus, failureReason: String? = nil,
                 width: Int? = nil, height: Int? = nil, duration: Double? = nil, codec: String? = nil, size: Int64? = nil,
-                thumbnailURL: String? = nil, playbackURL: String? = nil, createdAt: Date, updatedAt: Date, extraData: [String: RawJSON] = [:]) {
+                thumbnailURL: String? = nil, playbackURL: String? = nil, hlsURL: String? = nil, renditions: [VideoRendition]? = nil,
+                createdAt: Date, updatedAt: Date, extraData: [String: RawJSON] = [:]) {
         self.id = id
         self.owner = owner
         self.title = title
@@ -64,6 +70,8 @@ public struct Video: Codable, Sendable, Hashable, Identifiable {
         self.size = size
         self.thumbnailURL = thumbnailURL
         self.playbackURL = playbackURL
+        self.hlsURL = hlsURL
+        self.renditions = renditions
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.extraData = extraData
@@ -84,6 +92,30 @@ public struct Video: Codable, Sendable, Hashable, Identifiable {
         guard case .dictionary(var fields) = try RawJSON(encoding: self) else { return self }
         for (key, value) in changes { fields[key] = value.isNil ? nil : value }
         return try RawJSON.dictionary(fields).decode(as: Video.self)
+    }
+}
+
+/// One HLS rendition of a video: H.264 video (with AAC audio when the upload has sound) at
+/// one size, in segments of about two seconds.
+public struct VideoRendition: Codable, Sendable, Hashable {
+    /// Its name, the shorter side of the picture: `360p`, `720p`.
+    public var name: String
+    /// The picture's width.
+    public var width: Int
+    /// The picture's height.
+    public var height: Int
+    /// The peak bits per second announced in the master playlist.
+    public var bandwidth: Int
+    /// Where its media playlist is served (path on the server).
+    public var playlistURL: String
+
+    /// Makes a rendition.
+    public init(name: String, width: Int, height: Int, bandwidth: Int, playlistURL: String) {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.bandwidth = bandwidth
+        self.playlistURL = playlistURL
     }
 }
 

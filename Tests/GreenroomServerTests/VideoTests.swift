@@ -81,7 +81,7 @@ struct VideoTests {
             #expect(ready.thumbnailURL == "/v1/videos/\(uploaded.id)/thumbnail")
             try await eventually("bob saw created and both updates") { seen.value.count == 3 }
             #expect(seen.value == ["created:uploading", "updated:v:playbackURL,size,status",
-                                   "updated:v:codec,duration,height,status,thumbnailURL,width"])
+                                   "updated:v:codec,duration,height,hlsURL,renditions,status,thumbnailURL,width"])
 
             // Byte-exact playback, whole and in ranges.
             let whole = try await watcher.download(videoID: uploaded.id)

@@ -97,12 +97,15 @@ struct MediaTools: Sendable {
 }
 
 extension VideoService {
-    /// Reads an uploaded file with ffprobe and makes its thumbnail with ffmpeg; the video
-    /// ends `ready` with its dimensions, length and codec, or `failed` with the reason.
+    /// Reads an uploaded file with ffprobe, makes its thumbnail and encodes its HLS
+    /// renditions with ffmpeg; the video ends `ready` with its dimensions, length, codec and
+    /// renditions, or `failed` with the reason.
     func process(_ id: String, tools: MediaTools, logger: Logger) async {
-        let outcome: Result<(width: Int, height: Int, duration: Double, codec: String), GreenroomError>
+        let outcome: Result<(media: Probed, renditions: [VideoRendition]), GreenroomError>
         do {
-            outcome = .success(try await probeAndThumbnail(id, tools: tools))
+            let media = try await probeAndThumbnail(id, tools: tools)
+            let renditions = try await encodeRenditions(id, ffmpeg: tools.ffmpeg ?? "", width: media.width, height: media.height, hasAudio: media.hasAudio)
+            outcome = .success((media, renditions))
         } catch let error as GreenroomError {
             outcome = .failure(error)
         } catch {
@@ -111,13 +114,15 @@ extension VideoService {
         do {
             try await change(id) { video in
                 switch outcome {
-                case .success(let media):
+                case .success(let (media, renditions)):
                     video.status = .ready
                     video.width = media.width
                     video.height = media.height
                     video.duration = media.duration
                     video.codec = media.codec
                     video.thumbnailURL = "/v1/videos/\(id)/thumbnail"
+                    video.hlsURL = "/v1/videos/\(id)/index.m3u8"
+                    video.renditions = renditions
                 case .failure(let error):
                     video.status = .failed
                     video.failureReason = error.message
@@ -128,7 +133,16 @@ extension VideoService {
         }
     }
 
-    private func probeAndThumbnail(_ id: String, tools: MediaTools) async throws -> (width: Int, height: Int, duration: Double, codec: String) {
+    /// What ffprobe found in an upload.
+    struct Probed: Sendable {
+        var width: Int
+        var height: Int
+        var duration: Double
+        var codec: String
+        var hasAudio: Bool
+    }
+
+    private func probeAndThumbnail(_ id: String, tools: MediaTools) async throws -> Probed {
         guard let ffprobe = tools.ffprobe, let ffmpeg = tools.ffmpeg else {
             throw GreenroomError(.unavailable, "processing is unavailable: ffprobe and ffmpeg are not installed on this server")
         }
@@ -139,16 +153,18 @@ extension VideoService {
             throw GreenroomError(.invalidParameterValue, "the file is not a video (ffprobe: \(reason))")
         }
         guard let stream = info["streams"]?.arrayValue?.first(where: { $0["codec_type"]?.stringValue == "video" }),
-              let width = stream["width"]?.numberValue, let height = stream["height"]?.numberValue else {
+              let width = stream["width"]?.numberValue.flatMap(Int.init(exactly:)),
+              let height = stream["height"]?.numberValue.flatMap(Int.init(exactly:)) else {
             throw GreenroomError(.invalidParameterValue, "the file is not a video (no video stream)")
         }
-        let duration = (info["format"]?["duration"]?.stringValue).flatMap(Double.init) ?? 0
+        let hasAudio = info["streams"]?.arrayValue?.contains { $0["codec_type"]?.stringValue == "audio" } ?? false
+        let duration = (info["format"]?["duration"]?.stringValue).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } ?? 0
         let codec = stream["codec_name"]?.stringValue ?? "unknown"
         let at = String(format: "%.3f", min(1, duration / 2))
         let thumb = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-ss", at, "-i", file, "-frames:v", "1", "-vf", "scale=320:-2", thumbnail(id).path])
         guard thumb.status == 0, FileManager.default.fileExists(atPath: thumbnail(id).path) else {
             throw GreenroomError(.invalidParameterValue, "no thumbnail could be made (ffmpeg: \(String(decoding: thumb.errors, as: UTF8.self).prefix(200)))")
         }
-        return (Int(width), Int(height), duration, codec)
+        return Probed(width: width, height: height, duration: duration, codec: codec, hasAudio: hasAudio)
     }
 }

@@ -49,6 +49,13 @@ extension VideosCapability {
         videos.get("{id}/thumbnail") { request, context in
             try await Self.serveFile(service, auth, request, id: try context.parameters.require("id"), thumbnail: true)
         }
+        videos.get("{id}/index.m3u8") { request, context in
+            try await Self.serveHLS(service, auth, request, id: try context.parameters.require("id"), path: "index.m3u8")
+        }
+        videos.get("{id}/hls/{rendition}/{file}") { request, context in
+            let path = "\(try context.parameters.require("rendition"))/\(try context.parameters.require("file"))"
+            return try await Self.serveHLS(service, auth, request, id: try context.parameters.require("id"), path: path)
+        }
         let uploads = router.group("/v1/uploads")
         uploads.get("{id}") { request, context in
             let upload = try await service.upload(try context.parameters.require("id"), identity: try await auth.authenticate(request))
@@ -63,6 +70,26 @@ extension VideosCapability {
         uploads.post("{id}/complete") { request, context in
             try jsonResponse(try await service.complete(try context.parameters.require("id"), identity: try await auth.authenticate(request)))
         }
+    }
+
+    /// Serves a playlist or segment of a video's HLS renditions. A playlist asked for with
+    /// `?token=` (a player that cannot set headers) names its files with the same token, since
+    /// a player resolves them against the playlist's URL without its query.
+    static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, path: String) async throws -> Response {
+        let url = try await service.hlsFile(id, path: path, identity: try await auth.authenticate(request))
+        let data = try Data(contentsOf: url)
+        guard path.hasSuffix(".m3u8") else {
+            return Response(status: .ok, headers: [.contentType: "video/mp2t", .contentLength: String(data.count)], body: .init(byteBuffer: ByteBuffer(data: data)))
+        }
+        var playlist = String(decoding: data, as: UTF8.self)
+        if let token = request.uri.queryParameters["token"].map(String.init),
+           let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) {
+            playlist = playlist.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { line in line.isEmpty || line.hasPrefix("#") ? String(line) : "\(line)?token=\(encoded)" }
+                .joined(separator: "\n")
+        }
+        return Response(status: .ok, headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: "no-cache"],
+                        body: .init(byteBuffer: ByteBuffer(string: playlist)))
     }
 
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
