@@ -17,28 +17,16 @@ struct MediaPrograms: Sendable {
     /// Janus (and, with `browsers`, Chromium and chromedriver), or `nil` after reporting the
     /// skip (a failure under `GREENROOM_REQUIRE_ALL=1`).
     static func find(for what: String, browsers: Bool) -> MediaPrograms? {
-        let janus = program("GREENROOM_TEST_JANUS", "janus")
-        let chromium = program("GREENROOM_TEST_CHROMIUM", "chromium") ?? program("GREENROOM_TEST_CHROMIUM", "chromium-browser")
-        let driver = program("GREENROOM_TEST_CHROMEDRIVER", "chromedriver")
+        let janus = TestEnvironment.program("GREENROOM_TEST_JANUS", "janus")
+        let chromium = TestEnvironment.program("GREENROOM_TEST_CHROMIUM", "chromium") ?? TestEnvironment.program("GREENROOM_TEST_CHROMIUM", "chromium-browser")
+        let driver = TestEnvironment.program("GREENROOM_TEST_CHROMEDRIVER", "chromedriver")
         var missing: [String] = []
         if janus == nil { missing.append("janus (GREENROOM_TEST_JANUS)") }
         if browsers && chromium == nil { missing.append("chromium (GREENROOM_TEST_CHROMIUM)") }
         if browsers && driver == nil { missing.append("chromedriver (GREENROOM_TEST_CHROMEDRIVER)") }
         if let janus, missing.isEmpty { return MediaPrograms(janus: janus, chromium: chromium, chromedriver: driver) }
-        let text = "\(what) needs \(missing.joined(separator: ", ")) (Debian: apt-get install janus chromium chromium-driver)"
-        if TestEnvironment.requireAll {
-            Issue.record("\(text), and GREENROOM_REQUIRE_ALL=1 forbids skipping")
-        } else {
-            print("SKIP \(text)")
-        }
+        Skips.skip(what, because: "\(missing.joined(separator: ", ")) not found (Debian: apt-get install janus chromium chromium-driver)")
         return nil
-    }
-
-    private static func program(_ variable: String, _ name: String) -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment[variable], !path.isEmpty { return path }
-        let path = environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 }
 

@@ -6,8 +6,8 @@ import Testing
 
 /// Where the tests find the services they need, from environment variables.
 ///
-/// Without `GREENROOM_TEST_POSTGRES_URL` a PostgreSQL test skips and prints why; with
-/// `GREENROOM_REQUIRE_ALL=1` (as CI sets) that skip is a failure.
+/// Without `GREENROOM_TEST_POSTGRES_URL` a PostgreSQL test skips and says why (see ``Skips``);
+/// with `GREENROOM_REQUIRE_ALL=1` (as CI sets) that skip is a failure.
 enum TestEnvironment {
     static var requireAll: Bool { ProcessInfo.processInfo.environment["GREENROOM_REQUIRE_ALL"] == "1" }
 
@@ -18,27 +18,26 @@ enum TestEnvironment {
     /// The admin URL, or `nil` after reporting the skip (a failure under REQUIRE_ALL).
     static func postgres(for what: String) -> String? {
         if let url = postgresAdminURL { return url }
-        if requireAll {
-            Issue.record("GREENROOM_TEST_POSTGRES_URL is not set, and GREENROOM_REQUIRE_ALL=1 forbids skipping \(what)")
-        } else {
-            print("SKIP \(what): set GREENROOM_TEST_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres to run it")
-        }
+        Skips.skip(what, because: "no PostgreSQL: set GREENROOM_TEST_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres")
         return nil
     }
 
-    /// ffmpeg and ffprobe from `GREENROOM_TEST_FFMPEG` and `GREENROOM_TEST_FFPROBE`, or `nil`
-    /// after reporting the skip (a failure under REQUIRE_ALL).
+    /// ffmpeg and ffprobe from `GREENROOM_TEST_FFMPEG` and `GREENROOM_TEST_FFPROBE`, or found
+    /// on `PATH`; `nil` after reporting the skip (a failure under REQUIRE_ALL).
     static func ffmpeg(for what: String) -> (ffmpeg: String, ffprobe: String)? {
-        let environment = ProcessInfo.processInfo.environment
-        if let ffmpeg = environment["GREENROOM_TEST_FFMPEG"], !ffmpeg.isEmpty, let ffprobe = environment["GREENROOM_TEST_FFPROBE"], !ffprobe.isEmpty {
+        if let ffmpeg = program("GREENROOM_TEST_FFMPEG", "ffmpeg"), let ffprobe = program("GREENROOM_TEST_FFPROBE", "ffprobe") {
             return (ffmpeg, ffprobe)
         }
-        if requireAll {
-            Issue.record("GREENROOM_TEST_FFMPEG / GREENROOM_TEST_FFPROBE are not set, and GREENROOM_REQUIRE_ALL=1 forbids skipping \(what)")
-        } else {
-            print("SKIP \(what): set GREENROOM_TEST_FFMPEG=/usr/bin/ffmpeg and GREENROOM_TEST_FFPROBE=/usr/bin/ffprobe to run it")
-        }
+        Skips.skip(what, because: "ffmpeg and ffprobe are not on PATH (Debian: apt-get install ffmpeg), nor in GREENROOM_TEST_FFMPEG / GREENROOM_TEST_FFPROBE")
         return nil
+    }
+
+    /// The program named by `variable`, or `name` found on `PATH`.
+    static func program(_ variable: String, _ name: String) -> String? {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment[variable], !path.isEmpty { return path }
+        let path = environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Makes an empty database on the server at `adminURL`; returns its URL.

@@ -335,9 +335,23 @@ extension DemoPage {
       state.joined = true;
       $('controls').hidden = false;
       log(`joined ${state.stream} as ${state.participantId}`);
-      if (canPublish() && params.get('publish') !== '0') await publish();
-      await receiveAll();
+      if (canPublish() && params.get('publish') !== '0') await whenAvailable(publish);
+      await whenAvailable(receiveAll);
       render();
+    }
+
+    // Media can be unavailable for a moment (the server's Janus still starting, or starting
+    // again): a step that meets that is tried again every second, for half a minute.
+    async function whenAvailable(step) {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await step();
+        } catch (error) {
+          if (error.name !== 'unavailable' || attempt >= 30) throw error;
+          if (attempt === 1) log(`media is unavailable (${error.message}); trying again every second`);
+          await sleep(1000);
+        }
+      }
     }
 
     // MARK: The page
