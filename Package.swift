@@ -36,6 +36,8 @@ let package = Package(
         // Tests make their own CA and server certificate for the TLS tests.
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"6.0.0"),
+        // `swift package generate-documentation`: the DocC catalogs of the SDK and the protocol.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
     targets: [
         .target(

@@ -81,7 +81,7 @@ public final class ChatChannelController: Sendable {
         queue.yield(job)
     }
 
-    /// The channel as last loaded or changed by an event; `nil` before ``synchronize()``.
+    /// The channel as last loaded or changed by an event; `nil` before ``synchronize(messageLimit:)``.
     public var channel: ChatChannel? { state.withLock { $0.channel } }
 
     /// The loaded messages, oldest first.

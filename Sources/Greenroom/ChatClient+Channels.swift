@@ -25,10 +25,14 @@ extension GreenroomClient {
     /// ```
     /// - Parameters:
     ///   - id: the channel's id; the server picks one when `nil`.
+    ///   - name: the name shown for it.
+    ///   - coverURL: its cover image.
     ///   - members: users to add; each joins at once unless it turned automatic acceptance of
     ///     invitations off (``setChannelInvitationPreference(autoAccept:)``), then it is invited.
     ///   - operators: members to make operators besides the caller.
+    ///   - isPublic: whether users may find and join it without an invitation.
     ///   - isDistinct: return the existing distinct channel with exactly these members, if any.
+    ///   - extraData: the app's own data.
     public func createChannel(id: ChannelId? = nil, name: String? = nil, coverURL: URL? = nil, members: [String] = [],
                               operators: [String] = [], isPublic: Bool = false, isDistinct: Bool = false,
                               extraData: [String: RawJSON] = [:]) async throws -> ChatChannel {

@@ -2,10 +2,10 @@ import Foundation
 
 extension GreenroomClient {
     /// Sends a command and decodes its result: `op` (one of the protocol's declared
-    /// operations, such as ``ChatOperation/sendMessage``) fixes the types of both.
+    /// operations, such as `ChatOperation.sendMessage`) fixes the types of both.
     ///
     /// Waits for the connection when the client is (re)connecting, up to the command
-    /// timeout. A refused command throws the server's ``GreenroomError``; a connection lost
+    /// timeout. A refused command throws the server's `GreenroomError`; a connection lost
     /// before the reply throws `connectionLost` (the outcome is unknown: resend with an
     /// idempotency key where the operation takes one).
     public func send<Args, Result>(_ op: WireOperation<Args, Result>, args: Args) async throws -> Result {

@@ -115,7 +115,7 @@ public final class GreenroomClient: Sendable {
     ///   - token: a token from the app's backend (`greenroom token USER` in development).
     ///   - tokenProvider: fetches a fresh token when this one expires or is refused; without
     ///     it, an expired token ends the connection with ``ConnectionState/disconnected(_:)``.
-    /// - Throws: ``GreenroomError`` when the token is refused and no provider gives a good
+    /// - Throws: `GreenroomError` when the token is refused and no provider gives a good
     ///   one, or `timeout` when the server cannot be reached within the command timeout.
     ///   The client keeps trying in the background after a timeout.
     public func connect(token: String, tokenProvider: TokenProvider? = nil) async throws {

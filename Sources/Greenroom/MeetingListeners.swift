@@ -69,10 +69,17 @@ extension MeetingEventListener {
     public func onSpeakerChanged(participantId: String?) {}
 }
 
-/// A participant's media stream, as reported to ``ParticipantEventListener``.
+/// A participant's media stream, as reported to ``ParticipantEventListener`` and listed by
+/// ``Participant/streams()`` (the seeds' `participant.streams`).
 public struct MediaStream: Sendable, Hashable {
     /// Audio, video or share.
     public var kind: MediaKind
+    /// The `mid` that names its track in your ``MediaEngine``'s connections (the sending one
+    /// for the local participant, the receiving one for everyone else); `nil` in the
+    /// listeners' events, which follow the participant's state rather than a track.
+    public var mid: String? = nil
+    /// The feed the track belongs to, with ``mid``.
+    public var feedId: UInt64? = nil
 }
 
 /// Told of one participant's streams, on the main actor. Every method is optional.

@@ -35,14 +35,14 @@ public final class PubSub: Sendable {
     /// Publishes a message with the seed's payload literal, `[String: String]`
     /// (`["receiverId": participant.id]`). Read it back as the seed does,
     /// `message.payload["receiverId"] as? String`, or with RawJSON's accessors,
-    /// `message.payload["receiverId"]?.stringValue` (see ``PubSubPayload``).
+    /// `message.payload["receiverId"]?.stringValue` (see `PubSubPayload`).
     @discardableResult
     public func publish(topic: String, message: String, options: PubSubPublishOptions = [:], payload: [String: String]) async throws -> PubSubMessage {
         try await publish(topic: topic, message: message, options: options, payload: payload.mapValues(RawJSON.string))
     }
 
     /// Publishes a message with a `[String: Any]` payload of JSON-representable values
-    /// (``RawJSON/init(converting:at:)``). - Throws: `invalidParameterValue`, naming the
+    /// (`RawJSON(converting:at:)`). - Throws: `invalidParameterValue`, naming the
     /// first value that is not JSON, before anything is sent.
     @discardableResult
     public func publish(topic: String, message: String, options: PubSubPublishOptions = [:], payload: [String: Any]) async throws -> PubSubMessage {

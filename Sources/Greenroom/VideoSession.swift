@@ -46,8 +46,8 @@ public enum VideoSessionState: Sendable, Hashable {
 }
 
 /// A video feed session for one identity: it connects by itself once started, announces
-/// its state, and posts the feed's realtime notifications (``Notification/Name/GRVideoCreated``,
-/// ``Notification/Name/GRVideoUpdated``, ``Notification/Name/GRVideoDeleted``) with the
+/// its state, and posts the feed's realtime notifications (`GRVideoCreated`,
+/// `GRVideoUpdated`, `GRVideoDeleted`) with the
 /// userInfo keys `"video"`, `"videoID"` and `"changes"`. Every notification is posted on the
 /// main thread, so an observer may update views in it; the same events are an `AsyncStream`
 /// (``events``) for code that wants them on another actor.

@@ -2,7 +2,7 @@ import Foundation
 import GreenroomProtocol
 
 /// An upload in progress: its progress as an `AsyncStream` (and as
-/// ``Notification/Name/GRVideoUploadProgress``), and its result.
+/// `GRVideoUploadProgress`), and its result.
 ///
 /// The file is sent in chunks from the offset the server holds; when the connection drops,
 /// the upload asks the server for that offset and sends the rest by itself.

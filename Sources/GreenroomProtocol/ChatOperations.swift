@@ -19,7 +19,7 @@ public enum ChatOperation {
     public static let join = WireOperation<ChannelRef, ChatChannelMember>("channel.join")
     /// ``ChannelRef`` → ``EmptyResult``.
     public static let leave = WireOperation<ChannelRef, EmptyResult>("channel.leave")
-    /// ``ChannelUsersArgs`` → ``[ChatChannelMember]``: members only; invitees join at once
+    /// ``ChannelUsersArgs`` → `[ChatChannelMember]`: members only; invitees join at once
     /// unless they turned automatic acceptance off.
     public static let invite = WireOperation<ChannelUsersArgs, [ChatChannelMember]>("channel.invite")
     /// ``ChannelRef`` → ``ChatChannelMember``: accepts the caller's pending invitation.

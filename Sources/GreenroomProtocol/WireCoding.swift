@@ -4,7 +4,7 @@ import Foundation
 /// milliseconds, keys sorted for stable output.
 public enum WireCoding {
     /// Encodes a value as a wire frame: the text ``encoder`` writes, made by
-    /// ``WireEncoder``, which writes it without Foundation's detours.
+    /// `WireEncoder`, which writes it without Foundation's detours.
     public static func encode(_ value: some Encodable) throws -> Data {
         Data(try WireEncoder.encode(value))
     }
