@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Greenroom
+import NIOSSL
 
 /// Options shared by the commands that talk to a server as a user.
 struct ClientOptions: ParsableArguments {
@@ -9,6 +10,7 @@ struct ClientOptions: ParsableArguments {
     @Option(help: "Use this token instead of making one.") var token: String?
     @Option(name: .customLong("data-dir"), help: "Data directory holding the app secret (default ./greenroom-data).") var dataDir: String?
     @Option(name: .customLong("grant"), help: "A grant for the made token; repeat for more.") var grants: [String] = []
+    @Option(name: .customLong("ca-cert"), help: "Trust the CA in this PEM file for an https:// server, e.g. one whose certificate your own CA signed (GREENROOM_CA_CERT); the system's trust store otherwise.") var caCert: String?
 
     func connect() async throws -> GreenroomClient {
         let serverText = server ?? ProcessInfo.processInfo.environment["GREENROOM_SERVER"] ?? "http://127.0.0.1:8080"
@@ -22,7 +24,15 @@ struct ClientOptions: ParsableArguments {
         } else {
             throw ValidationError("give --user USER_ID or --token TOKEN")
         }
-        let client = GreenroomClient(serverURL: url)
+        var configuration = ClientConfiguration(serverURL: url)
+        if let path = caCert ?? ProcessInfo.processInfo.environment["GREENROOM_CA_CERT"] {
+            do {
+                configuration.tls.trustRoots = .certificates(try NIOSSLCertificate.fromPEMFile(path))
+            } catch {
+                throw ValidationError("--ca-cert \(path) is not a readable PEM certificate: \(error)")
+            }
+        }
+        let client = GreenroomClient(configuration: configuration)
         try await client.connect(token: tokenText)
         return client
     }

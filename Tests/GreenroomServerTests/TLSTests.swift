@@ -118,7 +118,7 @@ struct TLSTests {
         }
     }
 
-    @Test("greenroom serve --tls-cert/--tls-key listens on https:// and the SDK connects over wss://")
+    @Test("greenroom serve --tls-cert/--tls-key listens on https:// and the SDK connects over wss://; greenroom call does with --ca-cert, and not without")
     func serveCommand() async throws {
         try await HeavyTests.shared {
             let authority = try TestCertificateAuthority()
@@ -132,6 +132,14 @@ struct TLSTests {
             try await client.connect(token: token)
             #expect(try await client.send(UserOperation.me, args: EmptyResult()).id == "carol")
             await client.disconnect()
+            // greenroom call trusts the private CA when told to, and only then.
+            let caFile = directory + "/ca.pem"
+            try authority.certificatePEM().write(toFile: caFile, atomically: true, encoding: .utf8)
+            let address = "https://localhost:\(base.port ?? 0)"
+            let trusted = try await CLI.run(["call", "user.me", "--server", address, "--user", "dora", "--data-dir", directory, "--ca-cert", caFile])
+            #expect(trusted.status == 0 && trusted.stdout.contains("\"dora\""), "\(trusted.stdout) \(trusted.stderr)")
+            let untrusted = try await CLI.run(["call", "user.me", "--server", address, "--user", "dora", "--data-dir", directory])
+            #expect(untrusted.status != 0 && untrusted.stderr.contains("TLS"), "\(untrusted.stdout) \(untrusted.stderr)")
             server.process.terminate()
             try await server.waitForExit()
             #expect(server.process.terminationStatus == 0)
