@@ -75,6 +75,11 @@ struct UserService: Sendable {
     func delete(_ id: String) async throws {
         try await events.transact { transaction in
             guard try await transaction.deleteUser(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
+            // Its push devices go with it.
+            for device in try await transaction.list(DeviceRecord.self, RecordQuery(kind: DeviceRecord.recordKind, scope: id)) {
+                try await transaction.remove(DeviceOwnerRecord.self, id: device.device.id)
+            }
+            _ = try await transaction.deleteRecords(kind: DeviceRecord.recordKind, scope: id)
             _ = try await transaction.append([EventAppend(stream: StreamName.user(id), type: "user.deleted", data: ["id": .string(id)])])
         }
     }

@@ -2,7 +2,8 @@ import GreenroomProtocol
 
 extension UsersCapability {
     /// `user.get`, `user.list`, `user.me`, `user.update`, `user.partialUpdate`: any user may
-    /// read users; a user may change only itself.
+    /// read users; a user may change only itself. `device.add`, `device.remove`,
+    /// `device.list`: the connected user's own push devices.
     func registerOperations(_ router: inout CommandRouter) {
         let users = service
         router.on(UserOperation.get) { (context, args: UserGetArgs) -> User in
@@ -22,6 +23,16 @@ extension UsersCapability {
         }
         router.on(UserOperation.partialUpdate) { (context, args: UserPartialUpdateArgs) -> User in
             try await users.partialUpdate(context.identity.userId, args)
+        }
+        router.on(DeviceOperation.add) { (context, args: DeviceAddArgs) -> Device in
+            try await users.addDevice(args, userId: context.identity.userId)
+        }
+        router.on(DeviceOperation.remove) { (context, args: DeviceRef) -> EmptyResult in
+            try await users.removeDevice(args.id, userId: context.identity.userId)
+            return EmptyResult()
+        }
+        router.on(DeviceOperation.list) { (context, _: EmptyResult) -> [Device] in
+            try await users.devices(of: context.identity.userId)
         }
     }
 }
