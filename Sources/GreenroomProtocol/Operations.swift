@@ -70,6 +70,58 @@ public struct UnsubscribeArgs: Codable, Sendable, Hashable {
 }
 
 /// Arguments of an app's event publication (REST `POST /v1/streams/{stream}/events`).
+/// The body of `POST /v1/events`: events for the app's streams, stored in one commit.
+public struct BatchPublishArgs: Codable, Sendable, Hashable {
+    /// One event of a batch.
+    public struct Item: Codable, Sendable, Hashable {
+        /// Its stream, `user:ID` or `app:NAME`.
+        public var stream: String
+        /// The event type, 1–64 characters; defaults to `app.event`.
+        public var type: String?
+        /// The event's data.
+        public var data: RawJSON
+        /// A key that makes a retried publication store one event, not two.
+        public var idempotencyKey: String?
+
+        /// Makes an item.
+        public init(stream: String, type: String? = nil, data: RawJSON, idempotencyKey: String? = nil) {
+            self.stream = stream
+            self.type = type
+            self.data = data
+            self.idempotencyKey = idempotencyKey
+        }
+    }
+
+    /// The events, 1–500, appended in this order.
+    public var events: [Item]
+
+    /// Makes the body.
+    public init(events: [Item]) { self.events = events }
+}
+
+/// The answer to `POST /v1/events`: each event as stored, in the request's order.
+public struct BatchPublishResult: Codable, Sendable, Hashable {
+    /// One stored event.
+    public struct Item: Codable, Sendable, Hashable {
+        /// The event (the earlier one, for a repeated idempotency key).
+        public var event: StreamEvent
+        /// Whether its idempotency key matched an earlier event, so nothing new was stored.
+        public var duplicate: Bool
+
+        /// Makes an item.
+        public init(event: StreamEvent, duplicate: Bool) {
+            self.event = event
+            self.duplicate = duplicate
+        }
+    }
+
+    /// The events, in the request's order.
+    public var results: [Item]
+
+    /// Makes the answer.
+    public init(results: [Item]) { self.results = results }
+}
+
 public struct PublishArgs: Codable, Sendable, Hashable {
     /// The event type, 1–64 characters; defaults to `app.event`.
     public var type: String?

@@ -32,20 +32,28 @@ struct AppStreamsCapability: Capability {
         // The app's backend publishes its own events to a user's private stream or an app stream.
         group.post(":stream/events") { request, context in
             try auth.requireAPIKey(request)
-            let stream = try context.parameters.require("stream")
-            let kind = StreamKind(of: stream)
-            guard StreamName.isValid(stream), kind == .user || kind == .app, kind.id(in: stream)?.isEmpty == false else {
-                throw GreenroomError(.invalidParameterValue, "the app may publish to user:ID or app:NAME streams")
-            }
             let args = try await request.decode(as: PublishArgs.self, context: context)
-            let type = args.type ?? "app.event"
-            guard (1...64).contains(type.count) else { throw GreenroomError(.invalidParameterValue, "type must be 1–64 characters") }
-            let size = try args.data.jsonData().count
-            guard size <= Limits.maxClientFrameBytes else {
-                throw GreenroomError(.payloadTooLarge, "event data is \(size) bytes; the limit is \(Limits.maxClientFrameBytes)")
-            }
-            let outcome = try await events.append(EventAppend(stream: stream, type: type, data: args.data, idempotencyKey: args.idempotencyKey))
+            let append = try Self.validated(stream: try context.parameters.require("stream"), args)
+            let outcome = try await events.append(append)
             return try jsonResponse(outcome.event, status: outcome.duplicate ? .ok : .created)
+        }
+        // Many events, to any of those streams, in one request and one commit: all or none.
+        routes.router.post("/v1/events") { request, context in
+            try auth.requireAPIKey(request)
+            let batch = try await request.decode(as: BatchPublishArgs.self, context: context)
+            guard (1...Self.maxBatch).contains(batch.events.count) else {
+                throw GreenroomError(.invalidParameterValue, "events must hold 1–\(Self.maxBatch) events")
+            }
+            let appends = try batch.events.enumerated().map { index, item in
+                do {
+                    return try Self.validated(stream: item.stream, PublishArgs(type: item.type, data: item.data, idempotencyKey: item.idempotencyKey))
+                } catch let error as GreenroomError {
+                    throw GreenroomError(error.errorCode ?? .invalidParameterValue, "events[\(index)]: \(error.message)")
+                }
+            }
+            let outcomes = try await events.transact { transaction in try await transaction.append(appends) }
+            let results = outcomes.map { BatchPublishResult.Item(event: $0.event, duplicate: $0.duplicate) }
+            return try jsonResponse(BatchPublishResult(results: results), status: .created)
         }
         group.get(":stream/events") { request, context in
             try auth.requireAPIKey(request)
@@ -55,5 +63,24 @@ struct AppStreamsCapability: Capability {
             let limit = try request.integerQuery("limit", in: 1...1000) ?? 100
             return try jsonResponse(try await storage.readEvents(stream: stream, after: after, limit: limit))
         }
+    }
+
+    /// The most events one batch request carries.
+    static let maxBatch = 500
+
+    /// The append of `args` to `stream`, once checked: the app publishes to `user:ID` and
+    /// `app:NAME` streams, types are 1–64 characters, data at most a client frame's size.
+    static func validated(stream: String, _ args: PublishArgs) throws -> EventAppend {
+        let kind = StreamKind(of: stream)
+        guard StreamName.isValid(stream), kind == .user || kind == .app, kind.id(in: stream)?.isEmpty == false else {
+            throw GreenroomError(.invalidParameterValue, "the app may publish to user:ID or app:NAME streams")
+        }
+        let type = args.type ?? "app.event"
+        guard (1...64).contains(type.count) else { throw GreenroomError(.invalidParameterValue, "type must be 1–64 characters") }
+        let size = try args.data.jsonData().count
+        guard size <= Limits.maxClientFrameBytes else {
+            throw GreenroomError(.payloadTooLarge, "event data is \(size) bytes; the limit is \(Limits.maxClientFrameBytes)")
+        }
+        return EventAppend(stream: stream, type: type, data: args.data, idempotencyKey: args.idempotencyKey)
     }
 }
