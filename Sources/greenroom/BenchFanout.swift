@@ -15,10 +15,13 @@ struct BenchFanout: AsyncParsableCommand {
     @Option(help: "Events to publish.") var messages: Int = 1000
     @Option(help: "Padding bytes in each event.") var payload: Int = 64
     @Option(help: "Publishers sending at once (the rate is shared).") var publishers: Int = 4
+    @Option(help: "Events per request: above 1, each request is a batch to POST /v1/events (one commit).") var batch: Int = 1
     @OptionGroup var options: BenchOptions
 
     func run() async throws {
-        guard subscribers > 0, messages > 0, rate > 0, payload >= 0, publishers > 0 else { throw ValidationError("sizes must be positive") }
+        guard subscribers > 0, messages > 0, rate > 0, payload >= 0, publishers > 0, (1...500).contains(batch) else {
+            throw ValidationError("sizes must be positive, and a batch 1–500 events")
+        }
         let target = try await BenchTarget.start(options)
         defer { target.stop() }
         let stream = "app:fanout-\(UUID().uuidString.prefix(8))"
@@ -56,18 +59,22 @@ struct BenchFanout: AsyncParsableCommand {
             for publisher in connections {
                 group.addTask {
                     while true {
-                        let index = next.add()
+                        let last = next.add(batch)
+                        let index = last - batch + 1
                         guard index <= messages else { return }
+                        let count = min(batch, messages - index + 1)
                         let due = start.addingTimeInterval(Double(index - 1) / rate)
                         let wait = due.timeIntervalSinceNow
                         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
-                        let status = try await publisher.post(path) {
+                        let status = try await publisher.post(batch == 1 ? path : "/v1/events") {
                             // Stamped as the request is written.
-                            let body: RawJSON = ["type": "bench", "data": ["t": .number(Date().timeIntervalSince1970), "pad": pad]]
+                            let data: RawJSON = ["t": .number(Date().timeIntervalSince1970), "pad": pad]
+                            let body: RawJSON = batch == 1 ? ["type": "bench", "data": data]
+                                : ["events": .array(Array(repeating: ["stream": .string(stream), "type": "bench", "data": data], count: count))]
                             return (try? body.jsonBytes()) ?? []
                         }
                         if status != 201 { BenchReport.progress("publish \(index) answered \(status)") }
-                        if index % max(messages / 10, 1) == 0 { BenchReport.progress("published \(index)") }
+                        if (index - 1) / max(messages / 10, 1) != (index + count - 1) / max(messages / 10, 1) { BenchReport.progress("published \(index + count - 1)") }
                     }
                 }
             }
