@@ -25,14 +25,7 @@ extension CurrentUserController {
 
     /// The completion-handler form of ``addDevice(_:)``; `completion` runs on the main actor.
     public func addDevice(_ device: PushDevice, completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        Task {
-            do {
-                try await addDevice(device)
-                await MainActor.run { completion?(nil) }
-            } catch {
-                await MainActor.run { completion?(error) }
-            }
-        }
+        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.addDevice(device) }
     }
 
     /// Unregisters one of the connected user's devices by its id (the token in hexadecimal).
@@ -42,14 +35,7 @@ extension CurrentUserController {
 
     /// The completion-handler form of ``removeDevice(id:)``; `completion` runs on the main actor.
     public func removeDevice(id: String, completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        Task {
-            do {
-                try await removeDevice(id: id)
-                await MainActor.run { completion?(nil) }
-            } catch {
-                await MainActor.run { completion?(error) }
-            }
-        }
+        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.removeDevice(id: id) }
     }
 
     /// The connected user's registered devices, oldest first.
