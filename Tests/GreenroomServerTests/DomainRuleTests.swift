@@ -25,7 +25,7 @@ struct DomainRuleTests {
             self.events = events
             writer = Task { try await events.run() }
             core = CoreServices(configuration: configuration, storage: storage, events: events,
-                                roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), connections: NoConnections(),
+                                roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics, connections: NoConnections(),
                                 media: MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test")), mediaBackend: .none)
         }
 

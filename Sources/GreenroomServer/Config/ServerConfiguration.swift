@@ -81,6 +81,9 @@ public struct ServerConfiguration: Sendable {
     /// A PEM file with the private key of ``tlsCertificatePath`` (`GREENROOM_TLS_KEY`, `serve --tls-key`).
     public var tlsKeyPath: String?
 
+    /// Webhook delivery to the app's backend (`GREENROOM_WEBHOOK_*`).
+    public var webhooks = WebhookSettings()
+
     /// The default configuration.
     public init() {}
 
@@ -121,6 +124,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_MEDIA_ICE_INTERFACES") { (v: String) in config.mediaICEInterfaces = v }
         try value("GREENROOM_TLS_CERT") { (v: String) in config.tlsCertificatePath = v }
         try value("GREENROOM_TLS_KEY") { (v: String) in config.tlsKeyPath = v }
+        try WebhookSettings.read(environment, into: &config.webhooks)
         try config.validate()
         return config
     }
@@ -151,6 +155,11 @@ public struct ServerConfiguration: Sendable {
             throw GreenroomServerError.invalidConfiguration("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)")
         }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
+        do {
+            try webhooks.validate()
+        } catch let error as GreenroomError {
+            throw GreenroomServerError.invalidConfiguration(error.message)
+        }
     }
 }
 

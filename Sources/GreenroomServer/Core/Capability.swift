@@ -50,6 +50,8 @@ struct CoreServices: Sendable {
     let events: EventLog
     let roster: Roster
     let logger: Logger
+    /// The node's metrics, for the capabilities that add their own.
+    let metrics: ServerMetrics
     /// Closes connections on a capability's behalf (a deleted user's, say).
     let connections: any ConnectionControl
     /// The media control plane: rooms on the SFU, with the rules of their owners.

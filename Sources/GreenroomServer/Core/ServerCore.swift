@@ -46,6 +46,7 @@ final class ServerCore: Sendable {
             MeetingsCapability(core),
             VideosCapability(core),
             MediaCapability(core),
+            WebhooksCapability(core),
         ]
     }
 
@@ -75,7 +76,7 @@ final class ServerCore: Sendable {
         self.media = media
         self.mediaBackend = mediaBackend
         let capabilities = Self.makeCapabilities(CoreServices(
-            configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, connections: connections,
+            configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics, connections: connections,
             media: media, mediaBackend: mediaBackend))
         self.capabilities = capabilities
         self.owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }

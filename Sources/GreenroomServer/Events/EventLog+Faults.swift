@@ -29,31 +29,12 @@ final class FaultPlan: Sendable {
     }
 }
 
-/// A transaction that fails the appends a ``FaultPlan`` names and forwards everything else.
-struct FaultingTransaction: StorageTransaction {
-    let inner: any StorageTransaction
-    let plan: FaultPlan
-
-    func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
-        try plan.check(appends)
-        return try await inner.append(appends)
+extension FaultPlan {
+    /// `transaction`, failing the appends this plan names.
+    func wrap(_ transaction: any StorageTransaction) -> any StorageTransaction {
+        InterceptingTransaction(inner: transaction) { appends, inner in
+            try self.check(appends)
+            return try await inner.append(appends)
+        }
     }
-
-    func record(kind: String, scope: String, id: String) async throws -> Record? { try await inner.record(kind: kind, scope: scope, id: id) }
-    func records(_ query: RecordQuery) async throws -> [Record] { try await inner.records(query) }
-    func countRecords(_ query: RecordQuery) async throws -> Int { try await inner.countRecords(query) }
-    func put(_ record: Record) async throws { try await inner.put(record) }
-    func insert(_ record: Record) async throws -> Bool { try await inner.insert(record) }
-    func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool { try await inner.deleteRecord(kind: kind, scope: scope, id: id) }
-    func deleteRecords(kind: String, scope: String) async throws -> Int { try await inner.deleteRecords(kind: kind, scope: scope) }
-    func lock(stream: String) async throws { try await inner.lock(stream: stream) }
-    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? { try await inner.presenceEntry(stream: stream, clientId: clientId) }
-    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int { try await inner.presenceCount(stream: stream, clientIdPrefix: prefix) }
-    func presence(stream: String) async throws -> [PresenceEntry] { try await inner.presence(stream: stream) }
-    func putPresence(_ entry: PresenceEntry) async throws -> Bool { try await inner.putPresence(entry) }
-    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? { try await inner.removePresence(stream: stream, clientId: clientId) }
-    func user(id: String) async throws -> User? { try await inner.user(id: id) }
-    func insertUser(_ user: User) async throws -> Bool { try await inner.insertUser(user) }
-    func saveUser(_ user: User) async throws { try await inner.saveUser(user) }
-    func deleteUser(id: String) async throws -> Bool { try await inner.deleteUser(id: id) }
 }

@@ -27,6 +27,8 @@ final class EventLog: Service, Sendable {
     private let metrics: ServerMetrics
     private let retentionCount: UInt64
     private let logger: Logger
+    /// Queues the webhook deliveries of appended events in their transactions.
+    let outbox: WebhookOutbox
     private let state = Locked(State())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
@@ -36,8 +38,11 @@ final class EventLog: Service, Sendable {
 
     /// - Parameter broker: hands a stored event to subscribers (the local hub, or the
     ///   relay that orders events of all nodes).
-    init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger) {
+    /// - Parameter outbox: queues webhook deliveries with the events they carry.
+    init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
+         outbox: WebhookOutbox = WebhookOutbox()) {
         self.storage = storage
+        self.outbox = outbox
         self.broker = broker
         self.metrics = metrics
         self.retentionCount = retentionCount
@@ -48,8 +53,9 @@ final class EventLog: Service, Sendable {
     /// Appends one event; returns once it is durable and handed to local subscribers.
     func append(_ append: EventAppend) async throws -> AppendOutcome {
         let result = StepResult<AppendOutcome>()
+        let outbox = outbox
         try await enqueue(WriteStep(isolated: false) { transaction in
-            guard let outcome = try await transaction.append([append]).first else {
+            guard let outcome = try await outbox.wrap(transaction).append([append]).first else {
                 throw GreenroomServerError.storage("an append returned nothing")
             }
             result.set(outcome)
@@ -62,9 +68,10 @@ final class EventLog: Service, Sendable {
     /// all); returns once it is durable and its events are handed to local subscribers.
     func transact<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
         let result = StepResult<T>()
-        let faults = faults
+        let faults = faults, outbox = outbox
         try await enqueue(WriteStep { transaction in
-            let transaction = faults.isArmed ? FaultingTransaction(inner: transaction, plan: faults) : transaction
+            var transaction = outbox.wrap(transaction)
+            if faults.isArmed { transaction = faults.wrap(transaction) }
             result.set(try await body(transaction))
         })
         guard let value = result.get else { throw GreenroomServerError.storage("a transaction returned nothing") }
@@ -120,6 +127,7 @@ final class EventLog: Service, Sendable {
                     fresh += events.count
                 }
                 metrics.eventsAppended(fresh)
+                outbox.committed()
                 for (pending, outcome) in zip(batch, outcomes) { pending.finish(outcome.map { _ in () }) }
             } catch {
                 logger.error("writing a batch of \(batch.count) failed: \(error)")

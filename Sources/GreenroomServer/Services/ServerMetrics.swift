@@ -18,6 +18,8 @@ public final class ServerMetrics: Sendable {
     private let appended: Metrics.Counter
     private let pauses: Metrics.Counter
     private let commandCounters = Locked<[String: Metrics.Counter]>([:])
+    /// Webhook deliveries, failures, retries, parked deliveries and the queue.
+    let webhooks: WebhookMetrics
 
     /// Makes the metrics.
     public init() {
@@ -27,6 +29,7 @@ public final class ServerMetrics: Sendable {
         drops = Metrics.Counter(label: "greenroom_outbound_queue_drops_total", dimensions: [], factory: factory)
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
         pauses = Metrics.Counter(label: "greenroom_reads_paused_total", dimensions: [], factory: factory)
+        webhooks = WebhookMetrics(factory: factory)
     }
 
     /// Counts a connection opened (+1) or closed (-1).

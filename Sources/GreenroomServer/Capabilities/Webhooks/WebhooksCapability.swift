@@ -1,0 +1,56 @@
+import Foundation
+import GreenroomProtocol
+import NIOFoundationCompat
+import Hummingbird
+import ServiceLifecycle
+
+/// Webhooks: the app's backend registers endpoints (API key), and every node delivers the
+/// events they want from the outbox the writer fills in each event's own transaction.
+struct WebhooksCapability: Capability {
+    let service: WebhookService
+    let dispatcher: WebhookDispatcher
+
+    init(_ core: CoreServices) {
+        service = WebhookService(storage: core.storage, events: core.events, settings: core.configuration.webhooks)
+        dispatcher = WebhookDispatcher(service: service, metrics: core.metrics.webhooks, logger: core.logger)
+    }
+
+    var services: [any Service] { [dispatcher] }
+
+    /// `/v1/webhooks`: endpoints and their parked deliveries, with the API key.
+    func addRoutes(_ routes: RestRoutes) {
+        let group = routes.router.group("/v1/webhooks")
+        let auth = routes.auth
+        let service = service
+        group.post { request, context in
+            try auth.requireAPIKey(request)
+            let args = try await request.decode(as: WebhookCreateArgs.self, context: context)
+            return try jsonResponse(try await service.create(args), status: .created)
+        }
+        group.get { request, _ in
+            try auth.requireAPIKey(request)
+            return try jsonResponse(try await service.list())
+        }
+        group.get("{id}") { request, context in
+            try auth.requireAPIKey(request)
+            return try jsonResponse(try await service.get(try context.parameters.require("id")))
+        }
+        group.delete("{id}") { request, context in
+            try auth.requireAPIKey(request)
+            try await service.delete(try context.parameters.require("id"))
+            return Response(status: .noContent)
+        }
+        group.get("{id}/parked") { request, context in
+            try auth.requireAPIKey(request)
+            let limit = try request.integerQuery("limit", in: 1...500) ?? 100
+            let cursor = request.uri.queryParameters["cursor"].map(String.init)
+            return try jsonResponse(try await service.parked(try context.parameters.require("id"), limit: limit, cursor: cursor))
+        }
+        group.post("{id}/replay") { request, context in
+            try auth.requireAPIKey(request)
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let args = body.readableBytes == 0 ? nil : try WireCoding.decode(WebhookReplayArgs.self, from: Data(buffer: body))
+            return try jsonResponse(try await service.replay(try context.parameters.require("id"), deliveryId: args?.deliveryId))
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import Metrics
+import Prometheus
+
+/// The webhook dispatcher's metrics (`greenroom_webhook_*`).
+final class WebhookMetrics: Sendable {
+    private let deliveries: Metrics.Counter
+    private let failures: Metrics.Counter
+    private let retries: Metrics.Counter
+    private let parked: Metrics.Counter
+    private let queueAge: Metrics.Gauge
+    private let queueLength: Metrics.Gauge
+
+    init(factory: PrometheusMetricsFactory) {
+        deliveries = Metrics.Counter(label: "greenroom_webhook_deliveries_total", dimensions: [], factory: factory)
+        failures = Metrics.Counter(label: "greenroom_webhook_failures_total", dimensions: [], factory: factory)
+        retries = Metrics.Counter(label: "greenroom_webhook_retries_total", dimensions: [], factory: factory)
+        parked = Metrics.Counter(label: "greenroom_webhook_parked_total", dimensions: [], factory: factory)
+        queueAge = Metrics.Gauge(label: "greenroom_webhook_queue_age_seconds", dimensions: [], factory: factory)
+        queueLength = Metrics.Gauge(label: "greenroom_webhook_queue_length", dimensions: [], factory: factory)
+    }
+
+    /// Counts an attempt: delivered (a 2xx) or failed; a retry when it was not the first.
+    func attempt(succeeded: Bool, number: Int) {
+        (succeeded ? deliveries : failures).increment()
+        if number > 1 { retries.increment() }
+    }
+
+    /// Counts a delivery parked after its last attempt.
+    func parkedOne() { parked.increment() }
+
+    /// Records the queue as the last scan saw it: its length (up to the scan's limit) and
+    /// the age of its oldest event.
+    func queue(length: Int, oldestAge: Double) {
+        queueLength.record(length)
+        queueAge.record(oldestAge)
+    }
+}

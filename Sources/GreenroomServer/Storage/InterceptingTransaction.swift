@@ -1,0 +1,30 @@
+import Foundation
+import GreenroomProtocol
+
+/// A transaction whose appends go through `onAppend` (which calls the inner transaction's
+/// `append` itself), and that forwards everything else: how the writer adds to appends
+/// (queued webhook deliveries, injected faults) without a storage backend knowing.
+struct InterceptingTransaction: StorageTransaction {
+    let inner: any StorageTransaction
+    let onAppend: @Sendable (_ appends: [EventAppend], _ inner: any StorageTransaction) async throws -> [AppendOutcome]
+
+    func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] { try await onAppend(appends, inner) }
+
+    func record(kind: String, scope: String, id: String) async throws -> Record? { try await inner.record(kind: kind, scope: scope, id: id) }
+    func records(_ query: RecordQuery) async throws -> [Record] { try await inner.records(query) }
+    func countRecords(_ query: RecordQuery) async throws -> Int { try await inner.countRecords(query) }
+    func put(_ record: Record) async throws { try await inner.put(record) }
+    func insert(_ record: Record) async throws -> Bool { try await inner.insert(record) }
+    func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool { try await inner.deleteRecord(kind: kind, scope: scope, id: id) }
+    func deleteRecords(kind: String, scope: String) async throws -> Int { try await inner.deleteRecords(kind: kind, scope: scope) }
+    func lock(stream: String) async throws { try await inner.lock(stream: stream) }
+    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? { try await inner.presenceEntry(stream: stream, clientId: clientId) }
+    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int { try await inner.presenceCount(stream: stream, clientIdPrefix: prefix) }
+    func presence(stream: String) async throws -> [PresenceEntry] { try await inner.presence(stream: stream) }
+    func putPresence(_ entry: PresenceEntry) async throws -> Bool { try await inner.putPresence(entry) }
+    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? { try await inner.removePresence(stream: stream, clientId: clientId) }
+    func user(id: String) async throws -> User? { try await inner.user(id: id) }
+    func insertUser(_ user: User) async throws -> Bool { try await inner.insertUser(user) }
+    func saveUser(_ user: User) async throws { try await inner.saveUser(user) }
+    func deleteUser(id: String) async throws -> Bool { try await inner.deleteUser(id: id) }
+}
