@@ -59,3 +59,57 @@ public enum DeviceOperation {
     /// How many devices a user keeps.
     public static let maxPerUser = 25
 }
+
+/// The text of the app's push notifications (`PUT /v1/push/template`), with placeholders
+/// `{{channel.name}}`, `{{channel.id}}`, `{{sender.nickname}}`, `{{sender.id}}` and
+/// `{{message.text}}`; a field left out keeps its default.
+public struct PushTemplate: Codable, Sendable, Hashable {
+    /// A message's title; default `{{channel.name}}` (the sender's nickname when the channel has no name).
+    public var title: String?
+    /// A message's body; default `{{sender.nickname}}: {{message.text}}`.
+    public var body: String?
+    /// An invitation's title; default `{{channel.name}}`.
+    public var invitationTitle: String?
+    /// An invitation's body; default `{{sender.nickname}} invited you`.
+    public var invitationBody: String?
+
+    /// Makes a template.
+    public init(title: String? = nil, body: String? = nil, invitationTitle: String? = nil, invitationBody: String? = nil) {
+        self.title = title
+        self.body = body
+        self.invitationTitle = invitationTitle
+        self.invitationBody = invitationBody
+    }
+}
+
+/// Whether a member is pushed a channel's messages while not connected (Sendbird's push
+/// trigger option, `chat.setPushTrigger`).
+public enum PushTriggerOption: String, Codable, Sendable, Hashable {
+    /// Every message (the default).
+    case all
+    /// None.
+    case off
+}
+
+/// The arguments of `chat.setPushTrigger`.
+public struct PushTriggerArgs: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// The option.
+    public var option: PushTriggerOption
+
+    /// Makes the arguments.
+    public init(channelId: ChannelId, option: PushTriggerOption) {
+        self.channelId = channelId
+        self.option = option
+    }
+}
+
+/// The connected user's push settings per channel, over the WebSocket.
+public enum PushOperation {
+    /// Sets whether the connected member is pushed a channel's messages: ``PushTriggerArgs``
+    /// → ``EmptyResult``. The member must have joined the channel.
+    public static let setTrigger = WireOperation<PushTriggerArgs, EmptyResult>("chat.setPushTrigger")
+    /// The connected member's option for a channel: ``ChannelRef`` → ``PushTriggerArgs``.
+    public static let getTrigger = WireOperation<ChannelRef, PushTriggerArgs>("chat.getPushTrigger")
+}

@@ -83,6 +83,8 @@ public struct ServerConfiguration: Sendable {
 
     /// Webhook delivery to the app's backend (`GREENROOM_WEBHOOK_*`).
     public var webhooks = WebhookSettings()
+    /// Push notifications through APNs (`GREENROOM_APNS_*`).
+    public var push = PushSettings()
 
     /// The default configuration.
     public init() {}
@@ -125,6 +127,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_TLS_CERT") { (v: String) in config.tlsCertificatePath = v }
         try value("GREENROOM_TLS_KEY") { (v: String) in config.tlsKeyPath = v }
         try WebhookSettings.read(environment, into: &config.webhooks)
+        try PushSettings.read(environment, into: &config.push)
         try config.validate()
         return config
     }
@@ -157,6 +160,7 @@ public struct ServerConfiguration: Sendable {
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
         do {
             try webhooks.validate()
+            try push.validate()
         } catch let error as GreenroomError {
             throw GreenroomServerError.invalidConfiguration(error.message)
         }

@@ -24,6 +24,9 @@ protocol Capability: Sendable {
     var rosterOwner: (any RosterOwner)? { get }
     /// Its background work, run with the server's services and stopped with them.
     var services: [any Service] { get }
+    /// Told, on the connection's event loop, when a client's connection on this node has
+    /// opened (work it starts must not block the loop).
+    func connectionStarted(userId: String, clientId: String)
     /// Told when a client's connection on this node has closed (after its rosters were
     /// handed over), to let go of what it held for it.
     func connectionEnded(clientId: String) async
@@ -38,6 +41,7 @@ extension Capability {
     func addRoutes(_ routes: RestRoutes) {}
     var rosterOwner: (any RosterOwner)? { nil }
     var services: [any Service] { [] }
+    func connectionStarted(userId: String, clientId: String) {}
     func connectionEnded(clientId: String) async {}
 }
 

@@ -47,6 +47,7 @@ final class ServerCore: Sendable {
             VideosCapability(core),
             MediaCapability(core),
             WebhooksCapability(core),
+            PushCapability(core),
         ]
     }
 
@@ -57,7 +58,9 @@ final class ServerCore: Sendable {
         let metrics = ServerMetrics()
         let hub = EventHub()
         let broker = backend.makeBroker(hub, metrics, logger)
-        let events = EventLog(storage: storage, broker: broker, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger)
+        let outbox = Outbox(pushTypes: configuration.push.isEnabled ? PushSender.types : [])
+        let events = EventLog(storage: storage, broker: broker, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger,
+                              outbox: outbox)
         let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         let connections = ConnectionRegistry()
         self.connections = connections

@@ -28,7 +28,7 @@ final class EventLog: Service, Sendable {
     private let retentionCount: UInt64
     private let logger: Logger
     /// Queues the webhook deliveries of appended events in their transactions.
-    let outbox: WebhookOutbox
+    let outbox: Outbox
     private let state = Locked(State())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
@@ -40,7 +40,7 @@ final class EventLog: Service, Sendable {
     ///   relay that orders events of all nodes).
     /// - Parameter outbox: queues webhook deliveries with the events they carry.
     init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
-         outbox: WebhookOutbox = WebhookOutbox()) {
+         outbox: Outbox = Outbox()) {
         self.storage = storage
         self.outbox = outbox
         self.broker = broker

@@ -90,6 +90,8 @@ extension ServerCore {
         }
         connections.add(connection)
         metrics.connectionChanged(by: 1)
+        let clientId = roster.clientId(connectionId: connection.id)
+        for capability in capabilities { capability.connectionStarted(userId: identity.userId, clientId: clientId) }
     }
 
     /// After the socket closed: commands still running finish first (their replies are

@@ -35,3 +35,27 @@ final class WebhookMetrics: Sendable {
         queueAge.record(oldestAge)
     }
 }
+
+/// Push notifications' metrics (`greenroom_push_*`).
+final class PushMetrics: Sendable {
+    private let sentCounter: Metrics.Counter
+    private let failures: Metrics.Counter
+    private let removed: Metrics.Counter
+    private let queued: Metrics.Counter
+
+    init(factory: PrometheusMetricsFactory) {
+        sentCounter = Metrics.Counter(label: "greenroom_push_sent_total", dimensions: [], factory: factory)
+        failures = Metrics.Counter(label: "greenroom_push_failures_total", dimensions: [], factory: factory)
+        removed = Metrics.Counter(label: "greenroom_push_devices_removed_total", dimensions: [], factory: factory)
+        queued = Metrics.Counter(label: "greenroom_push_queued_total", dimensions: [], factory: factory)
+    }
+
+    /// Counts a push APNs accepted.
+    func sent() { sentCounter.increment() }
+    /// Counts a push that failed (to be retried).
+    func failed() { failures.increment() }
+    /// Counts a device removed because APNs no longer knows it.
+    func unregistered() { removed.increment() }
+    /// Counts the device pushes a message or invitation was fanned out to.
+    func fannedOut(_ count: Int) { if count > 0 { queued.increment(by: count) } }
+}

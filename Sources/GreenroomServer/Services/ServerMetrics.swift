@@ -20,6 +20,8 @@ public final class ServerMetrics: Sendable {
     private let commandCounters = Locked<[String: Metrics.Counter]>([:])
     /// Webhook deliveries, failures, retries, parked deliveries and the queue.
     let webhooks: WebhookMetrics
+    /// Pushes sent, failed, devices removed.
+    let push: PushMetrics
 
     /// Makes the metrics.
     public init() {
@@ -30,6 +32,7 @@ public final class ServerMetrics: Sendable {
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
         pauses = Metrics.Counter(label: "greenroom_reads_paused_total", dimensions: [], factory: factory)
         webhooks = WebhookMetrics(factory: factory)
+        push = PushMetrics(factory: factory)
     }
 
     /// Counts a connection opened (+1) or closed (-1).

@@ -11,7 +11,7 @@ struct WebhookService: Sendable {
     /// The id of the endpoint given by configuration.
     static let configuredId = "config"
 
-    private var outbox: WebhookOutbox { events.outbox }
+    private var outbox: Outbox { events.outbox }
 
     /// Reloads the endpoints into the outbox's cache.
     func reload() async throws {
@@ -74,7 +74,7 @@ struct WebhookService: Sendable {
     func delete(_ id: String) async throws {
         try await events.transact { transaction in
             guard try await transaction.remove(WebhookEndpointRecord.self, id: id) else { throw Self.notFound(id) }
-            try await transaction.deleteRecords(kind: WebhookJobRecord.recordKind, scope: id)
+            try await transaction.deleteRecords(kind: OutboxJobRecord.recordKind, scope: id)
             try await transaction.deleteRecords(kind: WebhookParkedRecord.recordKind, scope: id)
         }
         try await reload()
@@ -99,7 +99,7 @@ struct WebhookService: Sendable {
                 // A delivery id is `stream/epoch/offset`; neither a stream nor an epoch holds `/`.
                 let parts = deliveryId.split(separator: "/", omittingEmptySubsequences: false)
                 guard parts.count == 3, let offset = UInt64(parts[2]),
-                      let one = try await transaction.load(WebhookParkedRecord.self, scope: id, id: WebhookJobRecord.id(stream: String(parts[0]), offset: offset)),
+                      let one = try await transaction.load(WebhookParkedRecord.self, scope: id, id: OutboxJobRecord.id(lane: String(parts[0]), offset: offset)),
                       one.delivery.id == deliveryId else {
                     throw GreenroomError(.notFound, "no parked delivery \(deliveryId) for \(id)")
                 }
@@ -109,7 +109,7 @@ struct WebhookService: Sendable {
             }
             for item in parked {
                 try await transaction.remove(WebhookParkedRecord.self, scope: id, id: item.recordId)
-                try await transaction.save(WebhookJobRecord(endpointId: id, event: item.event, dueAt: Date()))
+                try await transaction.save(OutboxJobRecord(endpointId: id, event: item.event, dueAt: Date()))
             }
             return parked.count
         }

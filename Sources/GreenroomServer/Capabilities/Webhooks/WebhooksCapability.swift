@@ -5,14 +5,18 @@ import Hummingbird
 import ServiceLifecycle
 
 /// Webhooks: the app's backend registers endpoints (API key), and every node delivers the
-/// events they want from the outbox the writer fills in each event's own transaction.
+/// events they want from the outbox the writer fills in each event's own transaction; the
+/// same dispatcher sends push notifications through APNs (``PushSender``) when it is set up.
 struct WebhooksCapability: Capability {
     let service: WebhookService
-    let dispatcher: WebhookDispatcher
+    let dispatcher: OutboxDispatcher
 
     init(_ core: CoreServices) {
         service = WebhookService(storage: core.storage, events: core.events, settings: core.configuration.webhooks)
-        dispatcher = WebhookDispatcher(service: service, metrics: core.metrics.webhooks, logger: core.logger)
+        let push = core.configuration.push.isEnabled
+            ? PushSender(settings: core.configuration.push, storage: core.storage, events: core.events, metrics: core.metrics.push, logger: core.logger)
+            : nil
+        dispatcher = OutboxDispatcher(service: service, push: push, metrics: core.metrics.webhooks, logger: core.logger)
     }
 
     var services: [any Service] { [dispatcher] }

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// It knows the endpoints from a cache: a change on this node applies at once, one made on
 /// another node within ``refreshInterval`` (the dispatcher reloads it).
-final class WebhookOutbox: Sendable {
+final class Outbox: Sendable {
     private let endpoints = Locked<[WebhookEndpointRecord]>([])
     /// Whether any endpoint exists: one atomic load on the write path otherwise.
     private let active = Atomic<Bool>(false)
@@ -19,14 +19,20 @@ final class WebhookOutbox: Sendable {
     /// How often endpoints are reloaded from storage (changes made on other nodes).
     static let refreshInterval: TimeInterval = 1
 
-    init() {
+    /// The event types that push notifications (``PushSender``); none when push is not set up.
+    let pushTypes: Set<String>
+
+    /// - Parameter pushTypes: the event types a push is queued for.
+    init(pushTypes: Set<String> = []) {
+        self.pushTypes = pushTypes
+        active.store(!pushTypes.isEmpty, ordering: .relaxed)
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Replaces the cached endpoints.
     func setEndpoints(_ records: [WebhookEndpointRecord]) {
         endpoints.withLock { $0 = records }
-        active.store(!records.isEmpty, ordering: .releasing)
+        active.store(!records.isEmpty || !pushTypes.isEmpty, ordering: .releasing)
     }
 
     /// The cached endpoints.
@@ -42,13 +48,17 @@ final class WebhookOutbox: Sendable {
         }
     }
 
-    /// The jobs for freshly stored events.
-    func jobs(for outcomes: [AppendOutcome]) -> [WebhookJobRecord] {
+    /// The jobs for freshly stored events: one per endpoint that wants it, and a push to fan
+    /// out to its recipients' devices when it is a type that pushes.
+    func jobs(for outcomes: [AppendOutcome]) -> [OutboxJobRecord] {
         let endpoints = current
-        var jobs: [WebhookJobRecord] = []
+        var jobs: [OutboxJobRecord] = []
         for outcome in outcomes where !outcome.duplicate {
             for endpoint in endpoints where endpoint.receives(outcome.event.type) {
-                jobs.append(WebhookJobRecord(endpointId: endpoint.id, event: outcome.event, dueAt: outcome.event.at))
+                jobs.append(OutboxJobRecord(endpointId: endpoint.id, event: outcome.event, dueAt: outcome.event.at))
+            }
+            if pushTypes.contains(outcome.event.type) {
+                jobs.append(OutboxJobRecord(endpointId: PushSender.destinationId, event: outcome.event, dueAt: outcome.event.at))
             }
         }
         if !jobs.isEmpty { queued.store(true, ordering: .relaxed) }

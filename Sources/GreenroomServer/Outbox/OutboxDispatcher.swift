@@ -1,37 +1,39 @@
-import AsyncHTTPClient
 import Foundation
 import GreenroomProtocol
 import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// Delivers the outbox's jobs, on every node: at least once, in order per stream and
-/// endpoint, retried with capped exponential backoff and jitter, parked after the last
-/// attempt.
+/// Delivers the outbox's jobs to their destinations (webhook endpoints, APNs), on every
+/// node: at least once, in order per lane (a webhook's stream, a push's device), retried with
+/// capped exponential backoff and jitter, parked after the last attempt.
 ///
-/// A stream's jobs are attempted one at a time, first by offset; a job is held in a
+/// A lane's jobs are attempted one at a time, in order; a job is held in a
 /// transaction before it is sent (the hold names no node and runs out, so a node that dies
 /// mid-delivery leaves it to another), and removed or rescheduled in another after the
 /// answer. Two nodes never send the same job at once; a job is sent twice only when a node
 /// dies between sending it and recording the answer, and then with the same id.
-final class WebhookDispatcher: Service, Sendable {
+final class OutboxDispatcher: Service, Sendable {
     private let service: WebhookService
     private let storage: any GreenroomStorage
     private let events: EventLog
-    private let outbox: WebhookOutbox
+    private let outbox: Outbox
     let settings: WebhookSettings
     private let metrics: WebhookMetrics
     private let logger: Logger
-    /// The streams (per endpoint) this node is delivering, one worker each.
+    /// The lanes (per destination) this node is delivering, one worker each.
     private let working = Locked<Set<String>>([])
+    /// APNs, when push notifications are set up.
+    let push: PushSender?
     private let stopping = Atomic<Bool>(false)
     /// How often the queue is scanned when nothing wakes the dispatcher.
     static let pollInterval: Duration = .milliseconds(500)
     /// How many jobs one scan reads, in pages.
     static let scanLimit = 5_000
 
-    init(service: WebhookService, metrics: WebhookMetrics, logger: Logger) {
+    init(service: WebhookService, push: PushSender?, metrics: WebhookMetrics, logger: Logger) {
         self.service = service
+        self.push = push
         self.storage = service.storage
         self.events = service.events
         self.outbox = service.events.outbox
@@ -60,13 +62,14 @@ final class WebhookDispatcher: Service, Sendable {
                 var reloaded = ContinuousClock.now - .seconds(60)
                 for await _ in outbox.wakeUps {
                     if stopping.load(ordering: .relaxed) { break }
-                    if ContinuousClock.now - reloaded >= .seconds(WebhookOutbox.refreshInterval) {
+                    if ContinuousClock.now - reloaded >= .seconds(Outbox.refreshInterval) {
                         await reloadEndpoints()
                         reloaded = .now
                     }
                     await scan(&group)
                 }
             }
+            await push?.shutdown()
         } onGracefulShutdown: {
             self.stopping.store(true, ordering: .relaxed)
             self.outbox.finish()
@@ -82,74 +85,83 @@ final class WebhookDispatcher: Service, Sendable {
         }
     }
 
-    /// Reads the queue and starts a worker for each stream whose first job is due and not
+    /// Every destination jobs may be queued for: the webhook endpoints, and APNs when push is set up.
+    private var destinations: [any OutboxDestination] {
+        outbox.current.map { WebhookDestination(endpoint: $0, timeout: settings.timeout, metrics: metrics) } + (push.map { [$0] } ?? [])
+    }
+
+    /// Reads the queue and starts a worker for each lane whose first job is due and not
     /// held, up to the node's concurrency.
     private func scan(_ group: inout DiscardingTaskGroup) async {
         let now = Date()
         var length = 0
         var oldest = now
-        for endpoint in outbox.current {
+        for destination in destinations.map(\.id) {
             var after = RecordCursor(sort: 0, id: "")
             var read = 0
             while read < Self.scanLimit {
-                var query = RecordQuery(kind: WebhookJobRecord.recordKind, scope: endpoint.id, limit: 500)
+                var query = RecordQuery(kind: OutboxJobRecord.recordKind, scope: destination, limit: 500)
                 query.after = after
-                guard let page = try? await storage.list(WebhookJobRecord.self, query), !page.isEmpty else { break }
+                guard let page = try? await storage.list(OutboxJobRecord.self, query), !page.isEmpty else { break }
                 read += page.count
-                length += page.count
+                if destination != PushSender.destinationId { length += page.count }
                 var seen = Set<String>()
                 for job in page {
-                    oldest = min(oldest, job.event.at)
-                    let stream = job.event.stream
-                    guard seen.insert(stream).inserted, job.dueAt <= now, (job.heldUntil ?? .distantPast) <= now else { continue }
-                    let key = endpoint.id + "\u{0}" + stream
+                    if destination != PushSender.destinationId { oldest = min(oldest, job.event.at) }
+                    let lane = job.lane
+                    guard seen.insert(lane).inserted, job.dueAt <= now, (job.heldUntil ?? .distantPast) <= now else { continue }
+                    let key = destination + "\u{0}" + lane
                     let started = working.withLock { working in
                         working.count < settings.concurrency && working.insert(key).inserted
                     }
                     guard started else { continue }
                     group.addTask {
-                        await self.work(endpointId: endpoint.id, stream: stream)
+                        await self.work(destinationId: destination, lane: lane)
                         _ = self.working.withLock { $0.remove(key) }
                     }
                 }
                 guard page.count == query.limit, let last = page.last else { break }
-                // On past the rest of the last stream's jobs: `$` sorts after its `#…` ids and
-                // before any other stream's (stream names hold no character below `-`).
-                after = RecordCursor(sort: 0, id: last.event.stream + "$")
+                // On past the rest of the last lane's jobs.
+                after = RecordCursor(sort: 0, id: OutboxJobRecord.after(lane: last.lane))
             }
         }
         metrics.queue(length: length, oldestAge: max(0, now.timeIntervalSince(oldest)))
     }
 
-    /// Delivers a stream's jobs in order until none is due or one fails.
-    private func work(endpointId: String, stream: String) async {
+    /// Delivers a lane's jobs in order until none is due or one fails.
+    private func work(destinationId: String, lane: String) async {
         while !stopping.load(ordering: .relaxed), !Task.isCancelled {
             do {
-                guard let endpoint = outbox.current.first(where: { $0.id == endpointId }),
-                      let job = try await firstJob(endpointId: endpointId, stream: stream),
+                guard let destination = destinations.first(where: { $0.id == destinationId }),
+                      let job = try await firstJob(destinationId: destinationId, lane: lane),
                       let held = try await hold(job) else { return }
-                let failure = await send(held, to: endpoint)
-                metrics.attempt(succeeded: failure == nil, number: held.attempts + 1)
-                guard try await record(held, failure: failure) else { return }
+                switch await destination.deliver(held) {
+                case .delivered:
+                    _ = try await record(held, failure: nil)
+                case .failed(let reason):
+                    guard try await record(held, failure: reason) else { return }
+                case .replaced:
+                    continue
+                }
             } catch {
-                logger.warning("webhook delivery on \(stream) for \(endpointId) failed to be recorded: \(error)")
+                logger.warning("a delivery on \(lane) for \(destinationId) failed to be recorded: \(error)")
                 return
             }
         }
     }
 
-    /// The first job of `stream` for the endpoint, if any.
-    private func firstJob(endpointId: String, stream: String) async throws -> WebhookJobRecord? {
-        var query = RecordQuery(kind: WebhookJobRecord.recordKind, scope: endpointId, limit: 1)
-        query.after = RecordCursor(sort: 0, id: WebhookJobRecord.before(stream: stream))
-        return try await storage.list(WebhookJobRecord.self, query).first { $0.event.stream == stream }
+    /// The first job of `lane` for the destination, if any.
+    private func firstJob(destinationId: String, lane: String) async throws -> OutboxJobRecord? {
+        var query = RecordQuery(kind: OutboxJobRecord.recordKind, scope: destinationId, limit: 1)
+        query.after = RecordCursor(sort: 0, id: OutboxJobRecord.before(lane: lane))
+        return try await storage.list(OutboxJobRecord.self, query).first { $0.lane == lane }
     }
 
     /// Holds `job` for this node when it is still due and not held; `nil` otherwise.
-    private func hold(_ job: WebhookJobRecord) async throws -> WebhookJobRecord? {
+    private func hold(_ job: OutboxJobRecord) async throws -> OutboxJobRecord? {
         let holdFor = settings.timeout + 5
         return try await events.transact { transaction in
-            guard var current = try await transaction.load(WebhookJobRecord.self, scope: job.endpointId, id: job.recordId) else { return nil }
+            guard var current = try await transaction.load(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId) else { return nil }
             let now = Date()
             guard current.dueAt <= now, (current.heldUntil ?? .distantPast) <= now else { return nil }
             current.heldUntil = now.addingTimeInterval(holdFor)
@@ -161,19 +173,19 @@ final class WebhookDispatcher: Service, Sendable {
     /// Records an attempt's outcome: a delivered job is removed; a failed one is retried
     /// later, or parked after its last attempt. Returns whether the stream's next job may
     /// be sent now.
-    private func record(_ job: WebhookJobRecord, failure: String?) async throws -> Bool {
+    private func record(_ job: OutboxJobRecord, failure: String?) async throws -> Bool {
         let settings = settings
         let parked = try await events.transact { transaction -> Bool? in
-            guard var current = try await transaction.load(WebhookJobRecord.self, scope: job.endpointId, id: job.recordId) else { return nil }
+            guard var current = try await transaction.load(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId) else { return nil }
             guard let failure else {
-                try await transaction.remove(WebhookJobRecord.self, scope: job.endpointId, id: job.recordId)
+                try await transaction.remove(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId)
                 return false
             }
             current.attempts = job.attempts + 1
             current.lastError = failure
             current.heldUntil = nil
             guard current.attempts < settings.maxAttempts else {
-                try await transaction.remove(WebhookJobRecord.self, scope: job.endpointId, id: job.recordId)
+                try await transaction.remove(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId)
                 let delivery = WebhookDelivery(id: WebhookEvent.id(of: current.event), endpointId: current.endpointId, event: WebhookEvent(current.event),
                                                attempts: current.attempts, lastError: failure, parkedAt: Date())
                 try await transaction.save(WebhookParkedRecord(delivery: delivery, event: current.event))
@@ -184,7 +196,7 @@ final class WebhookDispatcher: Service, Sendable {
             return false
         }
         if parked == true {
-            metrics.parkedOne()
+            if job.endpointId != PushSender.destinationId { metrics.parkedOne() }
             logger.warning("webhook delivery \(WebhookEvent.id(of: job.event)) to \(job.endpointId) parked after \(settings.maxAttempts) attempts: \(failure ?? "")")
         }
         return failure == nil || parked == true

@@ -5,13 +5,27 @@ import GreenroomProtocol
 import NIOCore
 import NIOHTTP1
 
-extension WebhookDispatcher {
+/// A webhook endpoint as a destination of the outbox: each job is one signed POST.
+struct WebhookDestination: OutboxDestination {
+    let endpoint: WebhookEndpointRecord
+    /// How long an attempt waits for the answer.
+    let timeout: TimeInterval
+    let metrics: WebhookMetrics
+
+    var id: String { endpoint.id }
+
+    func deliver(_ job: OutboxJobRecord) async -> DeliveryOutcome {
+        let failure = await send(job)
+        metrics.attempt(succeeded: failure == nil, number: job.attempts + 1)
+        return failure.map(DeliveryOutcome.failed) ?? .delivered
+    }
+
     /// The most of an answer's body that is read (then it is dropped).
     static let answerLimit = 64 * 1024
 
     /// POSTs a job's event to its endpoint, signed; `nil` when a 2xx came back in time, else
     /// what went wrong.
-    func send(_ job: WebhookJobRecord, to endpoint: WebhookEndpointRecord) async -> String? {
+    func send(_ job: OutboxJobRecord) async -> String? {
         do {
             let body = try WireCoding.encode(WebhookEvent(job.event))
             let timestamp = Int64(Date().timeIntervalSince1970)
@@ -24,7 +38,7 @@ extension WebhookDispatcher {
             request.headers.add(name: WebhookHeaders.signature,
                                 value: "t=\(timestamp),v1=\(Self.signature(secret: endpoint.secret, timestamp: timestamp, body: body))")
             request.body = .bytes(ByteBuffer(data: body))
-            let timeout = TimeAmount.milliseconds(Int64((settings.timeout * 1000).rounded()))
+            let timeout = TimeAmount.milliseconds(Int64((timeout * 1000).rounded()))
             let response = try await HTTPClient.shared.execute(request, timeout: timeout)
             // Read (a bounded part of) the answer so the connection can be used again.
             var read = 0
@@ -34,7 +48,7 @@ extension WebhookDispatcher {
             }
             return (200..<300).contains(Int(response.status.code)) ? nil : "HTTP \(response.status.code)"
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            return "no answer within \(settings.timeout) s"
+            return "no answer within \(timeout) s"
         } catch {
             return "\(error)"
         }

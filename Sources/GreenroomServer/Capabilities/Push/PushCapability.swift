@@ -1,0 +1,111 @@
+import Foundation
+import GreenroomProtocol
+import Hummingbird
+import NIOFoundationCompat
+
+/// Push notifications, around the sender the outbox delivers through: who is connected
+/// (a presence entry per connection on `online:<user>`, kept only when push is set up), the
+/// members' per-channel option, and the app's template.
+struct PushCapability: Capability {
+    let settings: PushSettings
+    let storage: any GreenroomStorage
+    let events: EventLog
+    let roster: Roster
+    let online = OnlineConnections()
+
+    init(_ core: CoreServices) {
+        settings = core.configuration.push
+        storage = core.storage
+        events = core.events
+        roster = core.roster
+    }
+
+    var streamKind: StreamKind? { StreamKind(rawValue: "online") }
+    var rosterOwner: (any RosterOwner)? { OnlineRoster() }
+
+    /// Lists the connection on its user's `online:` stream (when push is set up).
+    func connectionStarted(userId: String, clientId: String) {
+        guard settings.isEnabled else { return }
+        let entry = PresenceEntry(stream: PushSender.onlineStream(userId), clientId: clientId, userId: userId, data: .dictionary([:]),
+                                  joinedAt: Date.wireNow, expiresAt: Date().addingTimeInterval(roster.ttl), node: roster.nodeId)
+        online.started(clientId: clientId, userId: userId) { [events] in
+            _ = try? await events.transact { transaction in try await transaction.putPresence(entry) }
+        }
+    }
+
+    /// Takes the connection off its user's `online:` stream, after it was put there.
+    func connectionEnded(clientId: String) async {
+        guard let (userId, listed) = online.ended(clientId: clientId) else { return }
+        await listed.value
+        _ = try? await events.transact { transaction in
+            try await transaction.removePresence(stream: PushSender.onlineStream(userId), clientId: clientId)
+        }
+    }
+
+    /// `chat.setPushTrigger`, `chat.getPushTrigger`: a joined member's own option per channel.
+    func registerOperations(_ router: inout CommandRouter) {
+        let events = events, storage = storage
+        router.on(PushOperation.setTrigger) { (context, args: PushTriggerArgs) -> EmptyResult in
+            let userId = context.identity.userId
+            try await events.transact { transaction in
+                guard let member = try await transaction.load(MemberRecord.self, scope: args.channelId.rawValue, id: userId),
+                      member.member.state == .joined else {
+                    throw GreenroomError(.notChannelMember, "\(userId) has not joined \(args.channelId.rawValue)")
+                }
+                if args.option == .off {
+                    try await transaction.save(PushMuteRecord(userId: userId, channelId: args.channelId.rawValue))
+                } else {
+                    try await transaction.remove(PushMuteRecord.self, scope: userId, id: args.channelId.rawValue)
+                }
+            }
+            return EmptyResult()
+        }
+        router.on(PushOperation.getTrigger) { (context, args: ChannelRef) -> PushTriggerArgs in
+            let muted = try await storage.load(PushMuteRecord.self, scope: context.identity.userId, id: args.channelId.rawValue) != nil
+            return PushTriggerArgs(channelId: args.channelId, option: muted ? .off : .all)
+        }
+    }
+
+    /// `/v1/push/template`: the app's notification text (API key).
+    func addRoutes(_ routes: RestRoutes) {
+        let auth = routes.auth, events = events, storage = storage
+        routes.router.get("/v1/push/template") { request, _ in
+            try auth.requireAPIKey(request)
+            return try jsonResponse(try await storage.load(PushTemplateRecord.self, id: PushTemplateRecord.onlyId)?.template ?? PushTemplate())
+        }
+        routes.router.put("/v1/push/template") { request, context in
+            try auth.requireAPIKey(request)
+            let template = try await request.decode(as: PushTemplate.self, context: context)
+            try template.validate()
+            try await events.transact { transaction in try await transaction.save(PushTemplateRecord(template: template)) }
+            return try jsonResponse(template)
+        }
+        routes.router.delete("/v1/push/template") { request, _ in
+            try auth.requireAPIKey(request)
+            _ = try await events.transact { transaction in
+                try await transaction.remove(PushTemplateRecord.self, id: PushTemplateRecord.onlyId)
+            }
+            return Response(status: .noContent)
+        }
+    }
+}
+
+/// The `online:` entries this node wrote, by connection, with the write in flight: a
+/// connection's removal waits for its listing.
+final class OnlineConnections: Sendable {
+    private let listed = Locked<[String: (userId: String, task: Task<Void, Never>)]>([:])
+
+    func started(clientId: String, userId: String, _ write: @escaping @Sendable () async -> Void) {
+        listed.withLock { $0[clientId] = (userId, Task { await write() }) }
+    }
+
+    func ended(clientId: String) -> (userId: String, task: Task<Void, Never>)? {
+        listed.withLock { $0.removeValue(forKey: clientId) }
+    }
+}
+
+/// The `online:` entries' owner: an entry of a dead node expires with nothing to announce.
+struct OnlineRoster: RosterOwner {
+    func connectionClosed(_ entry: PresenceEntry) async throws {}
+    func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {}
+}

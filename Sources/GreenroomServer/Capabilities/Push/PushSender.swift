@@ -1,0 +1,192 @@
+import AsyncHTTPClient
+import Foundation
+import GreenroomProtocol
+import JWTKit
+import Logging
+import NIOCore
+import NIOFoundationCompat
+import NIOSSL
+
+/// What one device is sent: the alert, computed when the message's push is fanned out.
+struct PushMessage: Codable, Sendable, Hashable {
+    /// The user the device belongs to (a device APNs no longer knows is removed from them).
+    var userId: String
+    var title: String
+    var body: String
+    /// `thread-id`: the channel, so that the phone groups its notifications.
+    var threadId: String
+    /// `apns-collapse-id`: a newer notification with the same id replaces this one.
+    var collapseId: String
+    /// The ids the app needs to open the right screen.
+    var data: [String: String]
+}
+
+/// APNs as a destination of the outbox: a message's push (queued in the transaction that
+/// stores the message) is fanned out to the devices of the members who should get it, then
+/// each device's push is sent over HTTP/2 with a token signed by the app's key.
+final class PushSender: OutboxDestination, Sendable {
+    /// The scope push jobs are kept in.
+    static let destinationId = "apns"
+    /// The event types that push: a new chat message, an invitation to a channel.
+    static let types: Set<String> = [ChatEventType.messageNew, ChatEventType.channelInvited]
+    /// APNs refuses alerts over 4 KB; bodies are cut well before.
+    static let bodyLimit = 178
+
+    let id = PushSender.destinationId
+    let settings: PushSettings
+    let storage: any GreenroomStorage
+    let events: EventLog
+    let logger: Logger
+    let metrics: PushMetrics
+    private let keys = JWTKeyCollection()
+    private let keyLoaded = Locked<Bool>(false)
+    /// The provider token: APNs wants it renewed within the hour, and not more often than
+    /// every 20 minutes, so one is made at a time and shared.
+    private let tokens = ProviderTokens()
+    private let client = Locked<HTTPClient?>(nil)
+    static let tokenLifetime: TimeInterval = 50 * 60
+
+    init(settings: PushSettings, storage: any GreenroomStorage, events: EventLog, metrics: PushMetrics, logger: Logger) {
+        self.settings = settings
+        self.storage = storage
+        self.events = events
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    func deliver(_ job: OutboxJobRecord) async -> DeliveryOutcome {
+        do {
+            guard let message = job.push, let device = job.device else {
+                try await fanOut(job)
+                return .replaced
+            }
+            return try await send(message, to: device, job: job)
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    /// Shuts the HTTP client down (it is made on the first push).
+    func shutdown() async {
+        guard let made = client.withLock({ client -> HTTPClient? in
+            defer { client = nil }
+            return client
+        }) else { return }
+        try? await made.shutdown()
+    }
+
+    // MARK: Sending to a device
+
+    private func send(_ message: PushMessage, to device: String, job: OutboxJobRecord) async throws -> DeliveryOutcome {
+        var request = HTTPClientRequest(url: "\(settings.baseURL)/3/device/\(device)")
+        request.method = .POST
+        request.headers.add(name: "authorization", value: "bearer \(try await providerToken())")
+        request.headers.add(name: "apns-topic", value: settings.topic ?? "")
+        request.headers.add(name: "apns-push-type", value: "alert")
+        request.headers.add(name: "apns-priority", value: "10")
+        // Not worth showing a day later.
+        request.headers.add(name: "apns-expiration", value: String(Int64(job.event.at.timeIntervalSince1970) + 86_400))
+        request.headers.add(name: "apns-collapse-id", value: message.collapseId)
+        request.headers.add(name: "content-type", value: "application/json")
+        request.body = .bytes(ByteBuffer(data: try Self.payload(message)))
+        let response = try await httpClient().execute(request, timeout: .seconds(10))
+        let answer = try await response.body.collect(upTo: 16 * 1024)
+        let reason = (try? RawJSON(json: Data(buffer: answer)))?["reason"]?.stringValue ?? ""
+        let status = Int(response.status.code)
+        let gone = status == 410 || (status == 400 && (reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic"))
+        switch status {
+        case 200:
+            metrics.sent()
+            return .delivered
+        case _ where gone:
+            // The app was removed, or the token was never good for this app: forget the device.
+            try await events.transact { transaction in
+                if try await transaction.load(DeviceOwnerRecord.self, id: device)?.userId == message.userId {
+                    try await transaction.remove(DeviceOwnerRecord.self, id: device)
+                }
+                try await transaction.remove(DeviceRecord.self, scope: message.userId, id: device)
+            }
+            metrics.unregistered()
+            logger.info("APNs answered \(status) \(reason) for a device of \(message.userId): removed")
+            return .delivered
+        default:
+            if status == 403, reason == "ExpiredProviderToken" || reason == "InvalidProviderToken" {
+                await tokens.forget()
+            }
+            metrics.failed()
+            return .failed("APNs \(status) \(reason)")
+        }
+    }
+
+    /// The JSON APNs gets for a message: the alert in `aps`, the app's ids beside it.
+    static func payload(_ message: PushMessage) throws -> Data {
+        var root: [String: RawJSON] = [
+            "aps": ["alert": ["title": .string(message.title), "body": .string(message.body)],
+                    "thread-id": .string(message.threadId), "sound": "default"],
+        ]
+        for (key, value) in message.data { root[key] = .string(value) }
+        return try RawJSON.dictionary(root).jsonData()
+    }
+
+    /// The provider token: an ES256 JWT with the key's id and the team, reused until it
+    /// is 50 minutes old.
+    private func providerToken() async throws -> String {
+        try await tokens.current(lifetime: Self.tokenLifetime) { [keys, keyLoaded, settings] in
+            if !keyLoaded.withLock({ $0 }) {
+                let pem = try String(contentsOfFile: settings.keyPath ?? "", encoding: .utf8)
+                await keys.add(ecdsa: try ES256PrivateKey(pem: pem), kid: JWKIdentifier(string: settings.keyId ?? ""))
+                keyLoaded.withLock { $0 = true }
+            }
+            return try await keys.sign(ProviderClaims(iss: IssuerClaim(value: settings.teamId ?? ""), iat: IssuedAtClaim(value: Date())),
+                                       kid: JWKIdentifier(string: settings.keyId ?? ""))
+        }
+    }
+
+    /// The HTTP/2 client, made on first use (trusting the configured certificates too).
+    private func httpClient() throws -> HTTPClient {
+        if let made = client.withLock({ $0 }) { return made }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let path = settings.caCertificatePath {
+            tls.additionalTrustRoots = [.file(path)]
+        }
+        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
+        configuration.httpVersion = .automatic
+        let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        let (kept, spare) = client.withLock { client -> (HTTPClient, HTTPClient?) in
+            if let client { return (client, made) }
+            client = made
+            return (made, nil)
+        }
+        if let spare { Task { try? await spare.shutdown() } }
+        return kept
+    }
+}
+
+/// The provider token in use, made by one caller at a time: the others wait for it.
+actor ProviderTokens {
+    private var token: (value: String, madeAt: Date)?
+    private var making: Task<String, any Error>?
+
+    /// The token, made with `make` when there is none or it is older than `lifetime`.
+    func current(lifetime: TimeInterval, make: @escaping @Sendable () async throws -> String) async throws -> String {
+        if let token, Date().timeIntervalSince(token.madeAt) < lifetime { return token.value }
+        if let making { return try await making.value }
+        let task = Task { try await make() }
+        making = task
+        defer { making = nil }
+        let value = try await task.value
+        token = (value, Date())
+        return value
+    }
+
+    /// Drops the token (APNs said it expired or is not valid): the next push makes one.
+    func forget() { token = nil }
+}
+
+/// The claims of an APNs provider token.
+struct ProviderClaims: JWTPayload {
+    var iss: IssuerClaim
+    var iat: IssuedAtClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
