@@ -207,4 +207,63 @@ struct WebhookTests {
         await receiver.stop()
         await TestEnvironment.dropPostgresDatabase(url, adminURL: admin)
     }
+
+    @Test("an endpoint for every type hears each capability: chat messages and members, users, live events, meetings, videos")
+    func everyCapability() async throws {
+        try await withServer({ Self.quickRetries(&$0) }) { server in
+            let receiver = WebhookReceiver()
+            let port = try await receiver.start()
+            defer { Task { await receiver.stop() } }
+            let (status, body) = try await server.rest("POST", "/v1/webhooks", body: ["url": .string("http://127.0.0.1:\(port)/all")])
+            #expect(status == 201)
+            let endpoint = try body.decode(as: WebhookEndpoint.self)
+            #expect(endpoint.events == ["*"])
+            receiver.secret.withLock { $0 = endpoint.secret ?? "" }
+
+            // Chat: a channel with bob, a message written, edited and deleted, bob leaves.
+            let alice = try await server.client("alice")
+            let bob = try await server.client("bob")
+            let channel = try await alice.createChannel(id: "everything", name: "Everything", members: ["bob"])
+            let room = alice.channelController(for: channel.id)
+            let message = try await room.sendMessage(text: "hi")
+            _ = try await room.editMessage(messageId: message.id, text: "hi there")
+            _ = try await room.deleteMessage(messageId: message.id)
+            try await bob.channelController(for: channel.id).leave()
+            // Users: the backend renames bob.
+            #expect(try await server.rest("PATCH", "/v1/users/bob", body: ["set": ["nickname": "Bobby"]]).0 == 200)
+            // A live event from start to end.
+            let params = LiveEvent.CreateParams()
+            params.userIdsForHost = ["alice"]
+            let live = try await alice.createLiveEvent(config: params)
+            try await live.enterAsHost()
+            try await live.setEventReady()
+            try await live.startEvent()
+            try await live.endEvent()
+            // A meeting joined, left and ended.
+            let (_, meeting, _) = try await server.joined("carol", meeting: "hooks", as: "carol", mode: .SEND_AND_RECV, grants: ["allow_mod"])
+            let (_, other, _) = try await server.joined("dave", meeting: "hooks", as: "dave", mode: .SEND_AND_RECV)
+            try await other.leave()
+            try await meeting.end()
+            // A video created and deleted.
+            let creator = try await server.token("erin", grants: [VideoScope.create, VideoScope.delete])
+            let (created, video) = try await server.rest("POST", "/v1/videos", body: ["title": "clip"], key: creator)
+            #expect(created == 201, "\(video)")
+            let videoId = try #require(video["video"]?["id"]?.stringValue, "\(video)")
+            #expect(try await server.rest("DELETE", "/v1/videos/\(videoId)", key: creator).0 == 204)
+
+            let wanted: Set<String> = [
+                "channel.added", "message.new", "message.updated", "message.deleted", "member.left", "user.updated",
+                "live.started", "live.ended", "live.hostEntered", "meeting.participantJoined", "meeting.participantLeft",
+                "meeting.ended", "video.created", "video.deleted",
+            ]
+            do {
+                try await eventually("every capability's events arrive") { wanted.isSubset(of: Set(receiver.handled.map(\.type))) }
+            } catch {
+                Issue.record("missing: \(wanted.subtracting(receiver.handled.map(\.type)).sorted())")
+                throw error
+            }
+            #expect(receiver.arrivals.value.allSatisfy { $0.verified })
+            Self.expectOrdered(receiver.handled)
+        }
+    }
 }
