@@ -11,6 +11,9 @@ extension ServerCore: RestAuthentication {
         router.get("/health") { _, _ in
             try jsonResponse(["status": "ok"])
         }
+        router.get("/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
+        }
         router.get("/metrics") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: .init(string: self.metrics.exposition())))
         }

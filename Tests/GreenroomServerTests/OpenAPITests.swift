@@ -1,0 +1,47 @@
+import Foundation
+import GreenroomProtocol
+@testable import GreenroomServer
+import Testing
+
+/// The OpenAPI document and the server agree: every route the router has is in the document,
+/// and every operation of the document is a route.
+@Suite("OpenAPI: the REST API's contract", .timeLimit(.minutes(1)))
+struct OpenAPITests {
+    /// The repository's docs/openapi.json.
+    static var repositoryCopy: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("docs/openapi.json")
+    }
+
+    @Test("GET /openapi.json serves docs/openapi.json; its operations and the router's routes are the same set; every operation has an id, a default error answer and a known security scheme")
+    func agreesWithRouter() async throws {
+        try await withServer { server in
+            let (status, served) = try await server.rest("GET", "/openapi.json", key: "")
+            #expect(status == 200)
+            let file = try RawJSON(json: try Data(contentsOf: Self.repositoryCopy))
+            #expect(served == file, "docs/openapi.json and the served document differ: paste the file into OpenAPIDocument.swift")
+            #expect(served["openapi"]?.stringValue == "3.1.0")
+
+            var documented = Set<String>()
+            let methods = ["get", "put", "post", "patch", "delete"]
+            let schemes = Set(served["components"]?["securitySchemes"]?.dictionaryValue?.keys.map { $0 } ?? [])
+            for (path, item) in served["paths"]?.dictionaryValue ?? [:] {
+                for method in methods {
+                    guard let operation = item[method] else { continue }
+                    documented.insert("\(method.uppercased()) \(path)")
+                    #expect(operation["operationId"]?.stringValue?.isEmpty == false, "\(method) \(path) has no operationId")
+                    #expect(operation["responses"]?["default"]?["content"]?["application/json"] != nil, "\(method) \(path) has no error answer")
+                    for requirement in operation["security"]?.arrayValue ?? [] {
+                        for name in requirement.dictionaryValue?.keys.map({ $0 }) ?? [] { #expect(schemes.contains(name), "\(name)") }
+                    }
+                }
+            }
+            let routed = Set(server.server.core.buildRouter().routes.map { route in
+                "\(route.method.rawValue) \(route.path.description.hasPrefix("/") ? "" : "/")\(route.path)"
+            })
+            #expect(routed.count >= 40, "\(routed.count) routes")
+            #expect(routed.subtracting(documented).isEmpty, "routes the document lacks: \(routed.subtracting(documented).sorted())")
+            #expect(documented.subtracting(routed).isEmpty, "operations no route serves: \(documented.subtracting(routed).sorted())")
+        }
+    }
+}
