@@ -83,4 +83,7 @@ protocol RestAuthentication: Sendable {
     func requireAPIKey(_ request: Request) throws
     /// The identity of the request's token (`Authorization: Bearer TOKEN` or `?token=`).
     func authenticate(_ request: Request) async throws -> Identity
+    /// The app's backend (``Identity/backend``) when `Authorization` carries the API key,
+    /// else the identity of the request's token.
+    func authenticateUserOrBackend(_ request: Request) async throws -> Identity
 }

@@ -48,6 +48,7 @@ final class ServerCore: Sendable {
             MediaCapability(core),
             WebhooksCapability(core),
             PushCapability(core),
+            ConsoleCapability(core),
         ]
     }
 

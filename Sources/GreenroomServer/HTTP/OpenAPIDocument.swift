@@ -1116,6 +1116,201 @@ enum OpenAPIDocument {
         "required": [
           "status"
         ]
+      },
+      "ChannelPage": {
+        "type": "object",
+        "properties": {
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Channel"
+            }
+          },
+          "next": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "required": [
+          "items"
+        ]
+      },
+      "LiveEvent": {
+        "type": "object",
+        "properties": {
+          "liveEventId": {
+            "type": "string"
+          },
+          "type": {
+            "type": "string"
+          },
+          "title": {
+            "type": "string"
+          },
+          "coverURL": {
+            "type": "string"
+          },
+          "state": {
+            "type": "string",
+            "enum": [
+              "created",
+              "ready",
+              "ongoing",
+              "ended"
+            ]
+          },
+          "userIdsForHost": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "hosts": {
+            "type": "array",
+            "items": {
+              "type": "object"
+            }
+          },
+          "participantCount": {
+            "type": "integer"
+          },
+          "peakParticipantCount": {
+            "type": "integer"
+          },
+          "cumulativeParticipantCount": {
+            "type": "integer"
+          },
+          "createdBy": {
+            "type": "string"
+          },
+          "createdAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "setReadyAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "startedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "endedAt": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "endedBy": {
+            "type": "string"
+          },
+          "reactionKeys": {
+            "type": "array",
+            "items": {
+              "type": "string"
+            }
+          },
+          "reactionCounts": {
+            "type": "object"
+          },
+          "customItems": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
+        },
+        "required": [
+          "liveEventId",
+          "state",
+          "userIdsForHost",
+          "hosts",
+          "participantCount",
+          "createdBy",
+          "createdAt"
+        ]
+      },
+      "LiveEventPage": {
+        "type": "object",
+        "properties": {
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/LiveEvent"
+            }
+          },
+          "next": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "required": [
+          "items"
+        ]
+      },
+      "MeetingPage": {
+        "type": "object",
+        "properties": {
+          "items": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/Meeting"
+            }
+          },
+          "next": {
+            "anyOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          }
+        },
+        "required": [
+          "items"
+        ]
+      },
+      "NodeConnections": {
+        "type": "object",
+        "properties": {
+          "node": {
+            "type": "string"
+          },
+          "connections": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "properties": {
+                "clientId": {
+                  "type": "string"
+                },
+                "userId": {
+                  "type": "string"
+                }
+              },
+              "required": [
+                "clientId",
+                "userId"
+              ]
+            }
+          }
+        },
+        "required": [
+          "node",
+          "connections"
+        ]
       }
     },
     "securitySchemes": {
@@ -1763,6 +1958,157 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "get": {
+        "summary": "Every channel, the most recently active first",
+        "operationId": "listChannels",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/ChannelPage"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Chat"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The `next` of the page before."
+          }
+        ]
+      }
+    },
+    "/v1/channels/{id}/members": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "get": {
+        "summary": "A channel's members and invitees",
+        "operationId": "listChannelMembers",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/ChannelMember"
+                  }
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Chat"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
+      }
+    },
+    "/v1/channels/{id}/members/{userId}": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        },
+        {
+          "name": "userId",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "delete": {
+        "summary": "Remove a member (or an invitation); members get `member.left`",
+        "operationId": "removeChannelMember",
+        "responses": {
+          "204": {
+            "description": "Done; no body."
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Chat"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
       }
     },
     "/v1/channels/{id}": {
@@ -1909,6 +2255,55 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "get": {
+        "summary": "A channel's newest messages, oldest first",
+        "operationId": "listRecentMessages",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/Message"
+                  }
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Chat"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          }
+        ]
       }
     },
     "/v1/channels/{id}/messages/{messageId}": {
@@ -1973,6 +2368,211 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "delete": {
+        "summary": "Delete a message (it stays in the history, emptied); members get `message.deleted`",
+        "operationId": "deleteMessage",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Message"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Chat"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
+      }
+    },
+    "/v1/live-events": {
+      "get": {
+        "summary": "Every live event, newest first",
+        "operationId": "listLiveEvents",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/LiveEventPage"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Live events"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "state",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string",
+              "enum": [
+                "created",
+                "ready",
+                "ongoing",
+                "ended"
+              ]
+            }
+          },
+          {
+            "name": "createdBy",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            }
+          },
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The `next` of the page before."
+          }
+        ]
+      }
+    },
+    "/v1/live-events/{id}": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "get": {
+        "summary": "A live event",
+        "operationId": "getLiveEvent",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/LiveEvent"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Live events"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
+      }
+    },
+    "/v1/live-events/{id}/end": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "post": {
+        "summary": "End a live event (from ready or ongoing); `endedBy` is `$backend`",
+        "operationId": "endLiveEvent",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/LiveEvent"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Live events"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
       }
     },
     "/v1/meetings": {
@@ -2019,6 +2619,61 @@ enum OpenAPIDocument {
             }
           }
         }
+      },
+      "get": {
+        "summary": "Every meeting, newest first, with its participants",
+        "operationId": "listMeetings",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/MeetingPage"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Meetings"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ],
+        "parameters": [
+          {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100
+            }
+          },
+          {
+            "name": "cursor",
+            "in": "query",
+            "required": false,
+            "schema": {
+              "type": "string"
+            },
+            "description": "The `next` of the page before."
+          }
+        ]
       }
     },
     "/v1/meetings/{id}": {
@@ -2065,6 +2720,152 @@ enum OpenAPIDocument {
             "ApiKey": []
           }
         ]
+      }
+    },
+    "/v1/meetings/{id}/end": {
+      "parameters": [
+        {
+          "name": "id",
+          "in": "path",
+          "required": true,
+          "schema": {
+            "type": "string"
+          }
+        }
+      ],
+      "post": {
+        "summary": "End a meeting as a moderator would: everyone leaves",
+        "operationId": "endMeeting",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Meeting"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Meetings"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
+      }
+    },
+    "/v1/connections": {
+      "get": {
+        "summary": "This node's WebSocket connections",
+        "operationId": "listConnections",
+        "responses": {
+          "200": {
+            "description": "OK",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/NodeConnections"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Operations"
+        ],
+        "security": [
+          {
+            "ApiKey": []
+          }
+        ]
+      }
+    },
+    "/console": {
+      "get": {
+        "summary": "The admin console",
+        "operationId": "consolePage",
+        "responses": {
+          "200": {
+            "description": "The page.",
+            "content": {
+              "text/html": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Console"
+        ],
+        "security": []
+      }
+    },
+    "/console/console.js": {
+      "get": {
+        "summary": "The admin console's script",
+        "operationId": "consoleScript",
+        "responses": {
+          "200": {
+            "description": "The page.",
+            "content": {
+              "text/javascript": {
+                "schema": {
+                  "type": "string"
+                }
+              }
+            }
+          },
+          "default": {
+            "description": "An error: its HTTP status follows its code (401 credentials, 403 rights, 404 not found, 409 conflicts, 413 too large, 429 limits, 503 shutting down, 400 the rest).",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          }
+        },
+        "tags": [
+          "Console"
+        ],
+        "security": []
       }
     },
     "/v1/videos": {
@@ -2143,6 +2944,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ],
         "parameters": [
@@ -2252,6 +3056,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ]
       },
@@ -2286,6 +3093,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ],
         "requestBody": {
@@ -2323,6 +3133,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ]
       }
@@ -2384,6 +3197,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ]
       }
@@ -2445,6 +3261,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ]
       }
@@ -2491,6 +3310,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ],
         "parameters": [
@@ -2569,6 +3391,9 @@ enum OpenAPIDocument {
         "security": [
           {
             "UserToken": []
+          },
+          {
+            "ApiKey": []
           }
         ],
         "parameters": [

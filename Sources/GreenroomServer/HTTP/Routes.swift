@@ -20,6 +20,14 @@ extension ServerCore: RestAuthentication {
         addConnectRoute(router)
         let routes = RestRoutes(router: router, auth: self)
         for capability in capabilities { capability.addRoutes(routes) }
+        // This node's WebSocket connections (each node answers for its own).
+        router.get("/v1/connections") { request, _ in
+            try self.requireAPIKey(request)
+            let connections = self.connections.all.map { connection in
+                NodeConnections.Connection(clientId: self.roster.clientId(connectionId: connection.id), userId: connection.identity.userId)
+            }.sorted { $0.clientId < $1.clientId }
+            return try jsonResponse(NodeConnections(node: self.nodeId, connections: connections))
+        }
         router.post("/v1/connections/disconnect") { request, context in
             try self.requireAPIKey(request)
             struct Args: Decodable { var userId: String?; var cut: Bool? }
@@ -33,6 +41,13 @@ extension ServerCore: RestAuthentication {
     }
 
     /// Checks the app backend's API key (`Authorization: Bearer KEY`).
+    func authenticateUserOrBackend(_ request: Request) async throws -> Identity {
+        if let given = request.headers[.authorization].flatMap(RequestParsing.bearer), constantTimeEqual(given, secrets.apiKey) {
+            return .backend
+        }
+        return try await authenticate(request)
+    }
+
     func requireAPIKey(_ request: Request) throws {
         guard let given = request.headers[.authorization].flatMap(RequestParsing.bearer), !given.isEmpty else {
             throw GreenroomError(.notAuthenticated, "this endpoint needs the server API key (Authorization: Bearer KEY)")
@@ -58,4 +73,20 @@ func constantTimeEqual(_ a: String, _ b: String) -> Bool {
     var diff: UInt8 = 0
     for i in x.indices { diff |= x[i] ^ y[i] }
     return diff == 0
+}
+
+/// `GET /v1/connections`: the WebSocket connections of the node that answers.
+struct NodeConnections: Codable, Sendable {
+    /// One connection.
+    struct Connection: Codable, Sendable {
+        /// Its id across nodes.
+        var clientId: String
+        /// Its user.
+        var userId: String
+    }
+
+    /// The node's id.
+    var node: String
+    /// Its connections, by client id.
+    var connections: [Connection]
 }

@@ -152,6 +152,15 @@ struct Browser: Sendable {
         throw TestTimeout(what: "\(what): \(last.frames) frames and \(last.audio) audio bytes from \(participantId); errors \(errors)")
     }
 
+    /// A PNG of the window.
+    func screenshot() async throws -> Data {
+        let (answer, status) = try await driver.request("GET", "/session/\(session)/screenshot")
+        guard status == 200, let data = answer["value"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) else {
+            throw TestTimeout(what: "no screenshot: \(answer)")
+        }
+        return data
+    }
+
     func close() async {
         Watchdog.note("closing browser \(session.prefix(8))")
         _ = try? await driver.request("DELETE", "/session/\(session)")

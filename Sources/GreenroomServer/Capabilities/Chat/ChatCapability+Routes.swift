@@ -51,6 +51,7 @@ extension ChatCapability {
             let args = try RawJSON.dictionary(body).decode(as: MessagePartialUpdateArgs.self)
             return try jsonResponse(try await chat.partialUpdateMessage(args, by: nil))
         }
+        addAdminRoutes(routes)
     }
 
     /// The request's body as a JSON object. - Throws: `invalidParameterValue` otherwise.

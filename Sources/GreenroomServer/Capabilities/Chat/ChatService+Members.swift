@@ -43,8 +43,9 @@ extension ChatService {
         }
     }
 
-    /// Leaves a channel (or drops a pending invitation).
-    func leave(_ id: ChannelId, userId: String) async throws {
+    /// Leaves a channel (or drops a pending invitation); `byBackend`: the app's backend
+    /// removes the member (the event names no actor).
+    func leave(_ id: ChannelId, userId: String, byBackend: Bool = false) async throws {
         try await events.transact { transaction in
             var record = try await Self.channel(transaction, id)
             guard let member = try await Self.member(transaction, id, userId) else {
@@ -59,7 +60,7 @@ extension ChatService {
             } else {
                 type = ChatEventType.invitationDeclined
             }
-            var left = try Self.event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: userId))
+            var left = try Self.event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: byBackend ? nil : userId))
             // A member who left reads the channel no more.
             if type == ChatEventType.memberLeft { left.revokes = .users([member.userId]) }
             _ = try await transaction.append([left])

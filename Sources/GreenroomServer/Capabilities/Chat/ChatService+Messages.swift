@@ -69,10 +69,11 @@ extension ChatService {
         }
     }
 
-    /// Deletes a message (it keeps its place in the history, emptied). Its sender or an operator.
-    func deleteMessage(_ ref: MessageRef, by userId: String) async throws -> ChatMessage {
+    /// Deletes a message (it keeps its place in the history, emptied). Its sender or an
+    /// operator; the app's backend (`userId` `nil`) any message.
+    func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true) { message, member in
-            guard message.senderId == userId || member?.isOperator == true else {
+            guard userId == nil || message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
             }
             guard message.deletedAt == nil else { return nil }

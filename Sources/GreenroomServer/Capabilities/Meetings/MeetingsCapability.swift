@@ -38,5 +38,24 @@ struct MeetingsCapability: Capability {
             try auth.requireAPIKey(request)
             return try jsonResponse(try await meetings.current(try context.parameters.require("id")))
         }
+        // Every meeting, newest first, with its participants (the console's list).
+        router.get("/v1/meetings") { request, _ in
+            try auth.requireAPIKey(request)
+            var query = RecordQuery(kind: MeetingRecord.recordKind)
+            query.descending = true
+            query.after = try request.uri.queryParameters["cursor"].map { try RecordCursor.decode(String($0)) }
+            let limit = try request.integerQuery("limit", in: 1...100) ?? 20
+            let (page, next) = try await meetings.storage.page(MeetingRecord.self, query, limit: limit)
+            var items: [MeetingData] = []
+            for record in page { items.append(try await meetings.current(record.meeting.meetingId)) }
+            return try jsonResponse(Page(items: items, next: next))
+        }
+        // The app's backend ends a meeting as a moderator would.
+        router.post("/v1/meetings/{id}/end") { request, context in
+            try auth.requireAPIKey(request)
+            let id = try context.parameters.require("id")
+            try await meetings.end(id, identity: .backend)
+            return try jsonResponse(try await meetings.current(id))
+        }
     }
 }

@@ -20,7 +20,7 @@ extension VideosCapability {
             return try jsonResponse(try await service.create(args, identity: identity), status: .created)
         }
         videos.get { request, _ in
-            let identity = try await auth.authenticate(request)
+            let identity = try await auth.authenticateUserOrBackend(request)
             let query = request.uri.queryParameters
             let status = try query["status"].map { text -> VideoStatus in
                 guard let status = VideoStatus(rawValue: String(text)) else { throw GreenroomError(.invalidParameterValue, "unknown status \(text)") }
@@ -32,15 +32,15 @@ extension VideosCapability {
                 oldestFirst: query["sort"] == "oldest", limit: limit, cursor: query["cursor"].map(String.init), identity: identity))
         }
         videos.get("{id}") { request, context in
-            try jsonResponse(try await service.get(try context.parameters.require("id"), identity: try await auth.authenticate(request)))
+            try jsonResponse(try await service.get(try context.parameters.require("id"), identity: try await auth.authenticateUserOrBackend(request)))
         }
         videos.patch("{id}") { request, context in
-            let identity = try await auth.authenticate(request)
+            let identity = try await auth.authenticateUserOrBackend(request)
             let args = try await request.decode(as: VideoUpdateArgs.self, context: context)
             return try jsonResponse(try await service.update(try context.parameters.require("id"), args, identity: identity))
         }
         videos.delete("{id}") { request, context in
-            try await service.delete(try context.parameters.require("id"), identity: try await auth.authenticate(request))
+            try await service.delete(try context.parameters.require("id"), identity: try await auth.authenticateUserOrBackend(request))
             return Response(status: .noContent)
         }
         videos.get("{id}/file") { request, context in
@@ -76,7 +76,7 @@ extension VideosCapability {
     /// `?token=` (a player that cannot set headers) names its files with the same token, since
     /// a player resolves them against the playlist's URL without its query.
     static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, path: String) async throws -> Response {
-        let url = try await service.hlsFile(id, path: path, identity: try await auth.authenticate(request))
+        let url = try await service.hlsFile(id, path: path, identity: try await auth.authenticateUserOrBackend(request))
         let data = try Data(contentsOf: url)
         guard path.hasSuffix(".m3u8") else {
             return Response(status: .ok, headers: [.contentType: "video/mp2t", .contentLength: String(data.count)], body: .init(byteBuffer: ByteBuffer(data: data)))
@@ -94,7 +94,7 @@ extension VideosCapability {
 
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
     static func serveFile(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, thumbnail: Bool) async throws -> Response {
-        let (url, size) = try await service.file(id, thumbnail: thumbnail, identity: try await auth.authenticate(request))
+        let (url, size) = try await service.file(id, thumbnail: thumbnail, identity: try await auth.authenticateUserOrBackend(request))
         var start: Int64 = 0
         var end = size - 1
         var status: HTTPResponse.Status = .ok

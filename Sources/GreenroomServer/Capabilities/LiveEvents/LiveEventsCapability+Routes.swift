@@ -1,0 +1,33 @@
+import GreenroomProtocol
+import Hummingbird
+
+extension LiveEventsCapability {
+    /// `/v1/live-events` for the app's backend (API key): the events with their state,
+    /// hosts, counts and custom items, newest first; one ended.
+    func addRoutes(_ routes: RestRoutes) {
+        let group = routes.router.group("/v1/live-events")
+        let auth = routes.auth
+        let service = service
+        group.get { request, _ in
+            try auth.requireAPIKey(request)
+            let query = request.uri.queryParameters
+            let states = try query["state"].map { text -> [LiveEventState] in
+                guard let state = LiveEventState(rawValue: String(text)) else {
+                    throw GreenroomError(.invalidParameterValue, "unknown state \(text)")
+                }
+                return [state]
+            }
+            let args = LiveEventListArgs(states: states, createdBy: query["createdBy"].map(String.init),
+                                         limit: try request.integerQuery("limit", in: 1...100), cursor: query["cursor"].map(String.init))
+            return try jsonResponse(try await service.list(args))
+        }
+        group.get("{id}") { request, context in
+            try auth.requireAPIKey(request)
+            return try jsonResponse(try await service.get(try context.parameters.require("id")))
+        }
+        group.post("{id}/end") { request, context in
+            try auth.requireAPIKey(request)
+            return try jsonResponse(try await service.end(try context.parameters.require("id"), by: Identity.backendUserId))
+        }
+    }
+}
