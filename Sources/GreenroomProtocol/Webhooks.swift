@@ -26,8 +26,11 @@ public struct WebhookEndpoint: Codable, Sendable, Hashable, Identifiable {
     }
 
     /// Whether events of `type` go to this endpoint.
-    public func receives(_ type: String) -> Bool {
-        events.contains { pattern in WebhookEndpoint.pattern(pattern, matches: type) }
+    public func receives(_ type: String) -> Bool { Self.patterns(events, match: type) }
+
+    /// Whether any of `patterns` matches `type`.
+    public static func patterns(_ patterns: [String], match type: String) -> Bool {
+        patterns.contains { pattern($0, matches: type) }
     }
 
     /// Whether `type` matches `pattern`: `*`, `family.*` (the family and everything in it),

@@ -19,7 +19,7 @@ struct OpenAPITests {
             let (status, served) = try await server.rest("GET", "/openapi.json", key: "")
             #expect(status == 200)
             let file = try RawJSON(json: try Data(contentsOf: Self.repositoryCopy))
-            #expect(served == file, "docs/openapi.json and the served document differ: paste the file into OpenAPIDocument.swift")
+            #expect(served == file, "docs/openapi.json and the served document differ: run scripts/embed-openapi")
             #expect(served["openapi"]?.stringValue == "3.1.0")
 
             var documented = Set<String>()

@@ -41,15 +41,14 @@ public struct PushSettings: Sendable, Hashable {
     }
 
     /// Reads the `GREENROOM_APNS_*` variables into `settings`.
-    static func read(_ environment: [String: String], into settings: inout PushSettings) throws {
-        func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        settings.keyPath = text("GREENROOM_APNS_KEY") ?? settings.keyPath
-        settings.keyId = text("GREENROOM_APNS_KEY_ID") ?? settings.keyId
-        settings.teamId = text("GREENROOM_APNS_TEAM_ID") ?? settings.teamId
-        settings.topic = text("GREENROOM_APNS_TOPIC") ?? settings.topic
-        settings.url = text("GREENROOM_APNS_URL") ?? settings.url
-        settings.caCertificatePath = text("GREENROOM_APNS_CA_CERT") ?? settings.caCertificatePath
-        if let value = text("GREENROOM_APNS_ENVIRONMENT") {
+    static func read(_ variables: EnvironmentVariables, into settings: inout PushSettings) throws {
+        settings.keyPath = variables.text("GREENROOM_APNS_KEY") ?? settings.keyPath
+        settings.keyId = variables.text("GREENROOM_APNS_KEY_ID") ?? settings.keyId
+        settings.teamId = variables.text("GREENROOM_APNS_TEAM_ID") ?? settings.teamId
+        settings.topic = variables.text("GREENROOM_APNS_TOPIC") ?? settings.topic
+        settings.url = variables.text("GREENROOM_APNS_URL") ?? settings.url
+        settings.caCertificatePath = variables.text("GREENROOM_APNS_CA_CERT") ?? settings.caCertificatePath
+        if let value = variables.text("GREENROOM_APNS_ENVIRONMENT") {
             guard let parsed = Environment(rawValue: value) else {
                 throw GreenroomServerError.invalidConfiguration("GREENROOM_APNS_ENVIRONMENT must be sandbox or production")
             }

@@ -29,22 +29,16 @@ public struct WebhookSettings: Sendable, Hashable {
     public init() {}
 
     /// Reads the `GREENROOM_WEBHOOK_*` variables into `settings`.
-    static func read(_ environment: [String: String], into settings: inout WebhookSettings) throws {
-        func text(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        func number<T: LosslessStringConvertible>(_ name: String) throws -> T? {
-            guard let raw = text(name) else { return nil }
-            guard let value = T(raw) else { throw GreenroomServerError.invalidConfiguration("\(name)=\(raw) is not a valid \(T.self)") }
-            return value
-        }
-        settings.url = text("GREENROOM_WEBHOOK_URL") ?? settings.url
-        settings.secret = text("GREENROOM_WEBHOOK_SECRET") ?? settings.secret
-        if let events = text("GREENROOM_WEBHOOK_EVENTS") {
+    static func read(_ variables: EnvironmentVariables, into settings: inout WebhookSettings) throws {
+        settings.url = variables.text("GREENROOM_WEBHOOK_URL") ?? settings.url
+        settings.secret = variables.text("GREENROOM_WEBHOOK_SECRET") ?? settings.secret
+        if let events = variables.text("GREENROOM_WEBHOOK_EVENTS") {
             settings.events = events.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         }
-        settings.timeout = try number("GREENROOM_WEBHOOK_TIMEOUT_SECONDS") ?? settings.timeout
-        settings.maxAttempts = try number("GREENROOM_WEBHOOK_MAX_ATTEMPTS") ?? settings.maxAttempts
-        settings.retryBase = try number("GREENROOM_WEBHOOK_RETRY_SECONDS") ?? settings.retryBase
-        settings.retryCap = try number("GREENROOM_WEBHOOK_RETRY_CAP_SECONDS") ?? settings.retryCap
+        settings.timeout = try variables.value("GREENROOM_WEBHOOK_TIMEOUT_SECONDS") ?? settings.timeout
+        settings.maxAttempts = try variables.value("GREENROOM_WEBHOOK_MAX_ATTEMPTS") ?? settings.maxAttempts
+        settings.retryBase = try variables.value("GREENROOM_WEBHOOK_RETRY_SECONDS") ?? settings.retryBase
+        settings.retryCap = try variables.value("GREENROOM_WEBHOOK_RETRY_CAP_SECONDS") ?? settings.retryCap
     }
 
     /// Checks that every setting is in range.

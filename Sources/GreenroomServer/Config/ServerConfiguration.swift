@@ -94,12 +94,9 @@ public struct ServerConfiguration: Sendable {
     /// - Throws: ``GreenroomServerError/invalidConfiguration(_:)`` when a variable does not parse.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServerConfiguration {
         var config = ServerConfiguration()
+        let variables = EnvironmentVariables(values: environment)
         func value<T: LosslessStringConvertible>(_ name: String, _ apply: (T) -> Void) throws {
-            guard let text = environment[name], !text.isEmpty else { return }
-            guard let parsed = T(text) else {
-                throw GreenroomServerError.invalidConfiguration("\(name)=\(text) is not a valid \(T.self)")
-            }
-            apply(parsed)
+            if let parsed: T = try variables.value(name) { apply(parsed) }
         }
         try value("GREENROOM_HOST") { (v: String) in config.host = v }
         try value("GREENROOM_PORT") { (v: Int) in config.port = v }
@@ -126,8 +123,8 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_MEDIA_ICE_INTERFACES") { (v: String) in config.mediaICEInterfaces = v }
         try value("GREENROOM_TLS_CERT") { (v: String) in config.tlsCertificatePath = v }
         try value("GREENROOM_TLS_KEY") { (v: String) in config.tlsKeyPath = v }
-        try WebhookSettings.read(environment, into: &config.webhooks)
-        try PushSettings.read(environment, into: &config.push)
+        try WebhookSettings.read(variables, into: &config.webhooks)
+        try PushSettings.read(variables, into: &config.push)
         try config.validate()
         return config
     }

@@ -59,6 +59,11 @@ extension ServerCore: RestAuthentication {
 }
 
 extension Request {
+    /// The `cursor` query parameter as a record cursor, if given. - Throws: `invalidParameterValue`.
+    func cursorQuery() throws -> RecordCursor? {
+        try uri.queryParameters["cursor"].map { try RecordCursor.decode(String($0)) }
+    }
+
     /// The query parameter `name` as a whole number (`nil` when absent), within `range`
     /// when one is given. - Throws: `invalidParameterValue` for anything else, however large.
     func integerQuery<Value: FixedWidthInteger>(_ name: String, in range: ClosedRange<Value>? = nil) throws -> Value? {

@@ -12,7 +12,7 @@ extension ChatCapability {
             try auth.requireAPIKey(request)
             var query = RecordQuery(kind: ChannelRecord.recordKind)
             query.descending = true
-            query.after = try request.uri.queryParameters["cursor"].map { try RecordCursor.decode(String($0)) }
+            query.after = try request.cursorQuery()
             let limit = try request.integerQuery("limit", in: 1...100) ?? 20
             let (page, next) = try await chat.storage.page(ChannelRecord.self, query, limit: limit)
             return try jsonResponse(Page(items: page.map(\.channel), next: next))

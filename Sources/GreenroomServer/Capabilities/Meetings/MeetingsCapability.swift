@@ -43,7 +43,7 @@ struct MeetingsCapability: Capability {
             try auth.requireAPIKey(request)
             var query = RecordQuery(kind: MeetingRecord.recordKind)
             query.descending = true
-            query.after = try request.uri.queryParameters["cursor"].map { try RecordCursor.decode(String($0)) }
+            query.after = try request.cursorQuery()
             let limit = try request.integerQuery("limit", in: 1...100) ?? 20
             let (page, next) = try await meetings.storage.page(MeetingRecord.self, query, limit: limit)
             var items: [MeetingData] = []

@@ -100,11 +100,8 @@ final class PushSender: OutboxDestination, Sendable {
             return .delivered
         case _ where gone:
             // The app was removed, or the token was never good for this app: forget the device.
-            try await events.transact { transaction in
-                if try await transaction.load(DeviceOwnerRecord.self, id: device)?.userId == message.userId {
-                    try await transaction.remove(DeviceOwnerRecord.self, id: device)
-                }
-                try await transaction.remove(DeviceRecord.self, scope: message.userId, id: device)
+            _ = try await events.transact { transaction in
+                try await UserService.forgetDevice(device, of: message.userId, in: transaction)
             }
             metrics.unregistered()
             logger.info("APNs answered \(status) \(reason) for a device of \(message.userId): removed")

@@ -51,13 +51,22 @@ extension UserService {
     func removeDevice(_ id: String, userId: String) async throws {
         let token = id.lowercased()
         try await events.transact { transaction in
-            guard try await transaction.remove(DeviceRecord.self, scope: userId, id: token) else {
+            guard try await Self.forgetDevice(token, of: userId, in: transaction) else {
                 throw GreenroomError(.notFound, "\(userId) has no device \(id)")
             }
-            if try await transaction.load(DeviceOwnerRecord.self, id: token)?.userId == userId {
-                try await transaction.remove(DeviceOwnerRecord.self, id: token)
-            }
         }
+    }
+
+    /// Removes `userId`'s device `token` (and its owner record, when it is theirs) in
+    /// `transaction`; returns whether the user had it. Shared by the user's own removal and
+    /// APNs saying the token is gone.
+    @discardableResult
+    static func forgetDevice(_ token: String, of userId: String, in transaction: any StorageTransaction) async throws -> Bool {
+        guard try await transaction.remove(DeviceRecord.self, scope: userId, id: token) else { return false }
+        if try await transaction.load(DeviceOwnerRecord.self, id: token)?.userId == userId {
+            try await transaction.remove(DeviceOwnerRecord.self, id: token)
+        }
+        return true
     }
 
     /// `userId`'s devices, oldest first.

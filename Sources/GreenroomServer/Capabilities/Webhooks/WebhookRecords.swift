@@ -19,9 +19,7 @@ struct WebhookEndpointRecord: StoredRecord {
     }
 
     /// Whether events of `type` go to it.
-    func receives(_ type: String) -> Bool {
-        events.contains { WebhookEndpoint.pattern($0, matches: type) }
-    }
+    func receives(_ type: String) -> Bool { WebhookEndpoint.patterns(events, match: type) }
 }
 
 /// A delivery that failed every attempt, kept until the backend replays or its endpoint goes.
