@@ -112,6 +112,7 @@ extension LiveEvent {
                 state.data.hosts[index] = host
             }
             if let counts = event.reactionCounts { state.data.reactionCounts.merge(counts) { _, new in new } }
+            if let livestream = event.livestream { state.data.livestream = livestream }
         }
         if type == LiveEventEventType.ready || type == LiveEventEventType.started {
             await store.withLock({ $0.media })?.allow(publish: mayPublish, receive: true)

@@ -110,6 +110,9 @@ public final class LiveEvent: Sendable {
     public var type: LiveEventType { data.type }
     /// The title.
     public var title: String? { data.title }
+    /// Its HLS livestream while it is `ongoing` (on servers with media and ffmpeg): every
+    /// publishing host side by side, for viewers who watch rather than take part.
+    public var livestream: LivestreamInfo? { data.livestream }
     /// The cover picture.
     public var coverURL: String? { data.coverURL }
     /// Where it is in its life.
@@ -177,6 +180,8 @@ public final class LiveEvent: Sendable {
                 fresh.cumulativeParticipantCount = max(state.data.cumulativeParticipantCount, fresh.cumulativeParticipantCount)
                 fresh.reactionCounts.merge(state.data.reactionCounts) { max($0, $1) }
             }
+            // State events carry the event as stored; its livestream comes with its own events.
+            if fresh.livestream == nil { fresh.livestream = state.data.livestream }
             state.data = fresh
         }
     }

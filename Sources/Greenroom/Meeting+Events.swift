@@ -56,6 +56,7 @@ extension Meeting {
             state.order = order
         }
         for participant in participants { participant.setPinState(meeting.pins[participant.id] ?? PinState()) }
+        state.withLock { $0.livestream = meeting.livestream }
     }
 
     private func follow(_ subscription: StreamSubscription) {
@@ -177,6 +178,13 @@ extension Meeting {
             await notify { $0.onEntryRequested(participantId: id, name: name) }
         case MeetingEventType.pubsubMessage:
             if let message = event.message { await pubsub.deliver(message) }
+        case MeetingEventType.livestreamStateChanged:
+            guard let info = event.livestream else { return }
+            let changed = state.withLock { state -> Bool in
+                defer { state.livestream = info }
+                return state.livestream?.status != info.status
+            }
+            if changed { await notify { $0.onLivestreamStateChanged(state: info.status) } }
         case MeetingEventType.ended:
             // The room went with the meeting: the engine's connections and tracks stop too.
             let media = state.withLock { state -> MediaSession? in

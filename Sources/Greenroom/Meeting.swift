@@ -28,6 +28,8 @@ public final class Meeting: Sendable {
         var speaker: String?
         /// Audio and video, once attached.
         var media: MediaSession?
+        /// The livestream, as last announced.
+        var livestream: LivestreamInfo?
         var listeners: [ObjectIdentifier: WeakListener] = [:]
     }
 

@@ -42,9 +42,14 @@ public protocol MeetingEventListener: AnyObject, Sendable {
     /// The active speaker changed, by the audio levels the media server measures (the one
     /// who started talking last among those talking); `nil` when nobody talks.
     func onSpeakerChanged(participantId: String?)
+    /// The meeting's livestream changed state (VideoSDK's callback): starting, started,
+    /// stopping, stopped. ``Meeting/livestream`` has its playlist and who is on it.
+    func onLivestreamStateChanged(state: LivestreamStatus)
 }
 
 extension MeetingEventListener {
+    /// Does nothing by default.
+    public func onLivestreamStateChanged(state: LivestreamStatus) {}
     /// Does nothing by default.
     public func onMeetingJoined() {}
     /// Does nothing by default.

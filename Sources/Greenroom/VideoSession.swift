@@ -250,8 +250,16 @@ public final class VideoSession: Sendable {
     /// if let url = session.playbackURL(for: video) { player.replaceCurrentItem(with: AVPlayerItem(url: url)) }
     /// ```
     public func playbackURL(for video: GRVideo) -> URL? {
-        guard let path = video.hlsURL, let token = client.currentToken else { return nil }
-        var components = URLComponents(url: client.configuration.httpURL(path, on: client.configuration.serverURL), resolvingAgainstBaseURL: false)
+        video.hlsURL.flatMap(client.playbackURL(path:))
+    }
+}
+
+extension GreenroomClient {
+    /// The server's URL for `path` with the session's token as `?token=`, for a player that
+    /// cannot set headers; `nil` before the client has a token.
+    func playbackURL(path: String) -> URL? {
+        guard let token = currentToken else { return nil }
+        var components = URLComponents(url: configuration.httpURL(path, on: configuration.serverURL), resolvingAgainstBaseURL: false)
         components?.queryItems = [URLQueryItem(name: "token", value: token)]
         return components?.url
     }

@@ -124,6 +124,8 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case maxParticipantsReached = 2900107
     /// The meeting or participant does not exist.
     case meetingNotFound = 2900108
+    /// This node runs as many livestreams as it may (`GREENROOM_LIVESTREAM_LIMIT`).
+    case livestreamLimitReached = 2900109
     // 28001xx: live events (the seed's numbers)
     /// The live event does not exist.
     case liveEventIdNotFound = 2800100
@@ -169,6 +171,7 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .entryDenied: "entryDenied"
         case .maxParticipantsReached: "maxParticipantsReached"
         case .meetingNotFound: "meetingNotFound"
+        case .livestreamLimitReached: "livestreamLimitReached"
         case .liveEventIdNotFound: "liveEventIdNotFound"
         case .actionNotAllowedInCurrentState: "actionNotAllowedInCurrentState"
         case .actionNotAllowedForParticipant: "actionNotAllowedForParticipant"

@@ -111,6 +111,9 @@ public struct LiveEventData: Codable, Sendable, Hashable {
     public var reactionCounts: [String: Int]
     /// The custom items (at most 50; key 1–128 characters, value at most 1,024).
     public var customItems: [String: String]
+    /// Its HLS livestream, which runs while it is `ongoing` on servers with media and ffmpeg:
+    /// every publishing host side by side.
+    public var livestream: LivestreamInfo? = nil
 
     /// How long it has been (or was) live, in seconds; 0 before it started.
     public var duration: TimeInterval {
@@ -174,6 +177,8 @@ public struct LiveEventEvent: Codable, Sendable, Hashable {
     public var reactionCounts: [String: Int]?
     /// Who caused it.
     public var actorId: String?
+    /// The livestream's new state (`live.livestreamStateChanged`).
+    public var livestream: LivestreamInfo? = nil
 
     /// Makes an event.
     public init(type: String, liveEvent: LiveEventData? = nil, host: LiveEventHost? = nil, participantCountInfo: ParticipantCountInfo? = nil,
@@ -223,4 +228,6 @@ public enum LiveEventEventType {
     public static let customItemsDeleted = "live.customItemsDeleted"
     /// Reaction counts changed (at most once a second, coalesced).
     public static let reactionCountsUpdated = "live.reactionCountsUpdated"
+    /// The livestream's state changed (``LiveEventEvent/livestream``).
+    public static let livestreamStateChanged = "live.livestreamStateChanged"
 }

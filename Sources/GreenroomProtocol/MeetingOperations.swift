@@ -20,6 +20,14 @@ public enum MeetingOperation {
     public static let unpin = WireOperation<MeetingPinArgs, PinState>("meeting.unpin")
     /// ``MeetingEntryArgs`` → ``EmptyResult``: moderators only.
     public static let respondEntry = WireOperation<MeetingEntryArgs, EmptyResult>("meeting.respondEntry")
+    /// ``MeetingRef`` → ``LivestreamInfo``: moderators only. Starts the meeting's HLS
+    /// livestream (the pinned participants, or every publisher); starting one that runs
+    /// answers its state. Refused with `livestreamLimitReached` when the node runs as many as
+    /// it may, `unavailable` without media or ffmpeg.
+    public static let startLivestream = WireOperation<MeetingRef, LivestreamInfo>("meeting.startLivestream")
+    /// ``MeetingRef`` → ``LivestreamInfo``: moderators only. Stops the livestream and removes
+    /// its files; stopping one that does not run answers `LIVESTREAM_STOPPED`.
+    public static let stopLivestream = WireOperation<MeetingRef, LivestreamInfo>("meeting.stopLivestream")
     /// ``PubSubPublishArgs`` → ``PubSubMessage``.
     public static let publish = WireOperation<PubSubPublishArgs, PubSubMessage>("pubsub.publish")
     /// ``PubSubTopicArgs`` → `[PubSubMessage]`: the topic's persisted messages the caller may see.

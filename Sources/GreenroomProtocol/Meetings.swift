@@ -124,6 +124,8 @@ public struct MeetingData: Codable, Sendable, Hashable {
     public var participants: [MeetingParticipant]
     /// The pinned participants and what of them is pinned.
     public var pins: [String: PinState]
+    /// Its HLS livestream, once one was started.
+    public var livestream: LivestreamInfo?
 
     /// Whether a meeting is going on.
     public enum State: String, Codable, Sendable, Hashable {
@@ -220,13 +222,17 @@ public struct MeetingEvent: Codable, Sendable, Hashable {
     public var reason: String?
     /// The connection a newer join replaced (`duplicate`).
     public var replacedClientId: String?
+    /// The livestream's new state (`meeting.livestreamStateChanged`).
+    public var livestream: LivestreamInfo?
     /// For a message sent to some participants only: the users it is for. The server
     /// delivers such an event only to them (live, on replay and in history).
     public var audience: [String]?
 
     /// Makes an event.
     public init(type: String, participant: MeetingParticipant? = nil, participantId: String? = nil, mode: Mode? = nil, pinState: PinState? = nil,
-                kind: MediaKind? = nil, message: PubSubMessage? = nil, reason: String? = nil, replacedClientId: String? = nil, audience: [String]? = nil) {
+                kind: MediaKind? = nil, message: PubSubMessage? = nil, reason: String? = nil, replacedClientId: String? = nil, audience: [String]? = nil,
+                livestream: LivestreamInfo? = nil) {
+        self.livestream = livestream
         self.type = type
         self.participant = participant
         self.participantId = participantId
@@ -262,6 +268,8 @@ public enum MeetingEventType {
     public static let entryResponded = "meeting.entryResponded"
     /// The meeting ended.
     public static let ended = "meeting.ended"
+    /// The livestream's state changed (``MeetingEvent/livestream``).
+    public static let livestreamStateChanged = "meeting.livestreamStateChanged"
     /// A pub/sub message.
     public static let pubsubMessage = "pubsub.message"
 }

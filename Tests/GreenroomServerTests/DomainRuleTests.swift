@@ -24,9 +24,12 @@ struct DomainRuleTests {
                                   retentionCount: 1_000, logger: .init(label: "test"))
             self.events = events
             writer = Task { try await events.run() }
+            let media = MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test"))
             core = CoreServices(configuration: configuration, storage: storage, events: events,
                                 roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics, connections: NoConnections(),
-                                media: MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test")), mediaBackend: .none)
+                                media: media, mediaBackend: .none,
+                                livestreams: LivestreamEngine(media: media, events: events, ffmpeg: nil, root: FileManager.default.temporaryDirectory,
+                                                              limit: 0, nodeId: "n1", logger: .init(label: "test")))
         }
 
         deinit { writer.cancel() }

@@ -45,6 +45,9 @@ public struct ServerConfiguration: Sendable {
     public var ffmpegPath: String?
     /// How many participants a meeting may have (`GREENROOM_MEETING_PARTICIPANT_LIMIT`, default 1,000).
     public var meetingParticipantLimit: Int = 1_000
+    /// The most HLS livestreams this node runs at once (`GREENROOM_LIVESTREAM_LIMIT`): each
+    /// is an ffmpeg encoding H.264, about a core's tenth per tile here (BENCHMARKS.md).
+    public var livestreamLimit: Int = 4
     /// How many members (joined and invited) a chat channel may have (`GREENROOM_CHANNEL_MEMBER_LIMIT`, default 100).
     public var channelMemberLimit: Int = Limits.defaultChannelMemberLimit
     /// How long graceful shutdown waits for WebSocket clients to close, and then for HTTP
@@ -112,6 +115,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
         try value("GREENROOM_RECONNECT_GRACE_SECONDS") { (v: Double) in config.reconnectGrace = v }
         try value("GREENROOM_MEETING_PARTICIPANT_LIMIT") { (v: Int) in config.meetingParticipantLimit = v }
+        try value("GREENROOM_LIVESTREAM_LIMIT") { (v: Int) in config.livestreamLimit = v }
         try value("GREENROOM_VIDEO_MAX_BYTES") { (v: Int64) in config.videoMaxBytes = v }
         try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
@@ -140,6 +144,7 @@ public struct ServerConfiguration: Sendable {
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
         guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
+        guard (0...256).contains(livestreamLimit) else { throw GreenroomServerError.invalidConfiguration("the livestream limit must be 0–256") }
         guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }
         for url in janusURLs where !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {

@@ -62,6 +62,8 @@ struct CoreServices: Sendable {
     let media: MediaPlane
     /// The SFU the media plane uses, and the services that keep it.
     let mediaBackend: MediaBackend
+    /// The HLS livestreams of meetings and live events that this node runs.
+    let livestreams: LivestreamEngine
 }
 
 /// What a capability may do to connections beyond its caller's: the core carries it out.

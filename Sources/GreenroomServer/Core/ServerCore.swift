@@ -26,6 +26,8 @@ final class ServerCore: Sendable {
     let media: MediaPlane
     /// The SFU in use (and the Janus this server runs, if it runs one).
     let mediaBackend: MediaBackend
+    /// The HLS livestreams this node runs.
+    let livestreams: LivestreamEngine
     /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
     let draining = Atomic<Bool>(false)
     /// This node's id, unique among the nodes sharing a database.
@@ -79,9 +81,14 @@ final class ServerCore: Sendable {
         let media = MediaPlane(gateways: mediaBackend.gateways, storage: storage, events: events, logger: logger)
         self.media = media
         self.mediaBackend = mediaBackend
+        let livestreams = LivestreamEngine(
+            media: media, events: events, ffmpeg: MediaTools.locate(ffprobe: configuration.ffprobePath, ffmpeg: configuration.ffmpegPath).ffmpeg,
+            root: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("livestreams", isDirectory: true),
+            limit: configuration.livestreamLimit, nodeId: nodeId, logger: logger)
+        self.livestreams = livestreams
         let capabilities = Self.makeCapabilities(CoreServices(
             configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics, connections: connections,
-            media: media, mediaBackend: mediaBackend))
+            media: media, mediaBackend: mediaBackend, livestreams: livestreams))
         self.capabilities = capabilities
         self.owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
         var router = CommandRouter()

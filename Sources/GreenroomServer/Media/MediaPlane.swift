@@ -283,7 +283,7 @@ final class MediaPlane: Sendable {
         }
     }
 
-    private func managerHandle(_ gateway: JanusGateway) async throws -> UInt64 {
+    func managerHandle(_ gateway: JanusGateway) async throws -> UInt64 {
         if let handle = state.withLock({ $0.managers[gateway.url] }) { return handle }
         let handle = try await gateway.attach { _ in }
         let kept = state.withLock { state -> UInt64 in

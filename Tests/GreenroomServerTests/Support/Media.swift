@@ -6,11 +6,13 @@ import Testing
 /// Runs `body` with a server that runs its own Janus (as `greenroom serve --media` does),
 /// ICE on loopback, once its Janus session is open. Media tests (Janus, headless browsers)
 /// have the machine to themselves, like the other heavy tests.
-func withMediaServer<T: Sendable>(_ programs: MediaPrograms, _ body: (TestServer) async throws -> T) async throws -> T {
+func withMediaServer<T: Sendable>(_ programs: MediaPrograms, _ configure: (inout ServerConfiguration) -> Void = { _ in },
+                                  _ body: (TestServer) async throws -> T) async throws -> T {
     try await HeavyTests.run {
         try await withServer({ config in
             config.janusExecutable = programs.janus
             config.mediaICEInterfaces = "lo"
+            configure(&config)
         }) { server in
             try await eventually("the server's Janus is up", timeout: .seconds(30)) { server.mediaReady }
             return try await body(server)

@@ -30,6 +30,7 @@ final class MeetingRecorder: MeetingEventListener, PubSubMessageListener, Partic
     func onEntryRequested(participantId: String, name: String) { calls.append("entryRequested:\(participantId)") }
     func onMessageReceived(_ message: Greenroom.PubSubMessage) { messages.append(message) }
     func onSpeakerChanged(participantId: String?) { calls.append("speaker:\(participantId ?? "none")") }
+    func onLivestreamStateChanged(state: LivestreamStatus) { calls.append("livestream:\(state.rawValue)") }
     func onStreamEnabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("on:\(participant.id):\(stream.kind.rawValue)") }
     func onStreamDisabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("off:\(participant.id):\(stream.kind.rawValue)") }
 

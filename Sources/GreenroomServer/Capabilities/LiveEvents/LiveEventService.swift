@@ -46,6 +46,8 @@ struct LiveEventService: Sendable {
     let grace: TimeInterval
     /// The event's media room: told when a host exits and when the event ends.
     let media: MediaPlane
+    /// The live events' HLS livestreams: one runs while an event is `ongoing`.
+    let livestreams: LivestreamEngine
     /// Live events whose counts or reactions changed on this node since the last announcement.
     let pending = PendingSet()
 
@@ -67,6 +69,7 @@ struct LiveEventService: Sendable {
     func current(_ id: String) async throws -> LiveEventData {
         var event = try await Self.load(storage, id).event
         event.participantCount = try await participantCount(event.stream)
+        event.livestream = try await storage.load(LivestreamRecord.self, id: event.stream)?.info
         return event
     }
 
@@ -183,12 +186,13 @@ struct LiveEventService: Sendable {
     }
 
     func start(_ id: String, by userId: String) async throws -> LiveEventData {
-        try await change(id, by: userId) { event in
+        let started = try await change(id, by: userId) { event in
             guard event.state == .ready else { throw Self.wrongState(event, "start") }
             event.state = .ongoing
             event.startedAt = Date.wireNow
             return LiveEventEventType.started
         }
+        return await startLivestream(started)
     }
 
     /// Ends the event (from `ready` or `ongoing`) and forces everyone out.
@@ -201,6 +205,7 @@ struct LiveEventService: Sendable {
             event.hosts = []
             return LiveEventEventType.ended
         }
+        await livestreams.stop(ended.stream, reason: "ended")
         await media.roomEnded(ended.stream)
         return ended
     }

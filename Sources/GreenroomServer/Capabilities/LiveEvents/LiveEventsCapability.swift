@@ -12,8 +12,9 @@ struct LiveEventsCapability: Capability {
 
     init(_ core: CoreServices) {
         service = LiveEventService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
-                                   media: core.media)
+                                   media: core.media, livestreams: core.livestreams)
         core.media.register(.live, rules: service)
+        core.livestreams.register(.live, owner: service)
         logger = core.logger
     }
 

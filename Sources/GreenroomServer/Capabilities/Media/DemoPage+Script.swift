@@ -55,8 +55,9 @@ extension DemoPage {
       connected: false, joined: false, kind: null, id: null, stream: null, role: null, mode: null,
       participantId: null, publishing: false, myFeed: null, feeds: {}, subscribed: {}, midToFeed: {},
       participants: {}, pins: {}, invitedBy: null, errors: [], mediaServerLost: 0, republished: 0, talking: [],
+      livestream: null, watching: false,
     };
-    let conn = null, pubPc = null, subPc = null, localStream = null, chain = Promise.resolve();
+    let conn = null, token = null, pubPc = null, subPc = null, localStream = null, chain = Promise.resolve();
     const trackToFeed = {}, remoteStreams = {};
 
     // Signalling steps run one at a time, in the order events asked for them.
@@ -112,6 +113,7 @@ extension DemoPage {
     // The camera and microphone; with ?tone=1 a steady tone instead of the microphone (a
     // participant that talks all the time, for trying the speaker events).
     async function capture() {
+      if (params.get('clock') === '1') return clockStream();
       if (params.get('tone') !== '1') return navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
       const camera = await navigator.mediaDevices.getUserMedia({ video: { width: 320, height: 240 } });
       const context = new AudioContext();
@@ -121,6 +123,52 @@ extension DemoPage {
       oscillator.connect(destination);
       oscillator.start();
       return new MediaStream([...destination.stream.getAudioTracks(), ...camera.getVideoTracks()]);
+    }
+
+    // MARK: The clock (for measuring latency)
+
+    // ?clock=1 publishes a 640×360 canvas instead of the camera: the sender's clock
+    // (Date.now() modulo 2^32 ms) drawn as 32 black or white cells along the top, read back
+    // from whatever plays it (readClock) on the same machine.
+    const clockCells = 32, clockCell = 20, clockBand = 60;
+    async function clockStream() {
+      const canvas = document.createElement('canvas');
+      canvas.width = 640;
+      canvas.height = 360;
+      const context = canvas.getContext('2d');
+      let frame = 0;
+      setInterval(() => {
+        const now = Date.now() % 4294967296;
+        context.fillStyle = '#404040';
+        context.fillRect(0, 0, 640, 360);
+        for (let bit = 0; bit < clockCells; bit++) {
+          context.fillStyle = Math.floor(now / 2 ** (clockCells - 1 - bit)) % 2 ? '#ffffff' : '#000000';
+          context.fillRect(bit * clockCell, 0, clockCell, clockBand);
+        }
+        context.fillStyle = '#80c080';
+        context.fillRect((frame++ * 8) % 640, 200, 40, 40);
+      }, 33);
+      const microphone = await navigator.mediaDevices.getUserMedia({ audio: true });
+      return new MediaStream([...microphone.getAudioTracks(), ...canvas.captureStream(30).getVideoTracks()]);
+    }
+
+    // The sender's clock as the livestream's current frame shows it, and how far behind
+    // this page's clock that is (glass to glass, on one machine).
+    function readClock() {
+      const video = $('livestream');
+      if (!video.videoWidth) return null;
+      const canvas = document.createElement('canvas');
+      canvas.width = 640;
+      canvas.height = 360;
+      const context = canvas.getContext('2d', { willReadFrequently: true });
+      context.drawImage(video, 0, 0, 640, 360);
+      const now = Date.now() % 4294967296;
+      let stamp = 0;
+      for (let bit = 0; bit < clockCells; bit++) {
+        const pixel = context.getImageData(bit * clockCell + clockCell / 2, clockBand / 2, 1, 1).data;
+        stamp = stamp * 2 + ((pixel[0] + pixel[1] + pixel[2]) / 3 > 128 ? 1 : 0);
+      }
+      return { stamp, now, latency: ((now - stamp) % 4294967296 + 4294967296) % 4294967296 };
     }
 
     // Muting stops sending the track (the sender has none), rather than only disabling it: a
@@ -274,8 +322,44 @@ extension DemoPage {
         case 'pubsub.message':
           onPubSub(data.message);
           break;
+        case 'meeting.livestreamStateChanged':
+        case 'live.livestreamStateChanged':
+          state.livestream = data.livestream;
+          break;
       }
       render();
+    }
+
+    // MARK: The livestream
+
+    // A SIGNALLING_ONLY viewer watches the livestream (HLS, played by the browser itself:
+    // Safari and Chromium do) while it runs; invited on stage, it switches to WebRTC.
+    function updateLivestream() {
+      const video = $('livestream');
+      const live = state.livestream;
+      const watch = state.joined && !canReceive() && live && live.status === 'LIVESTREAM_STARTED';
+      if (watch && !state.watching) {
+        state.watching = true;
+        $('livestreamBox').hidden = false;
+        video.muted = true;
+        video.src = `${live.playlist}?token=${encodeURIComponent(token)}`;
+        video.play().catch((error) => log(`the livestream does not play: ${error.message}`));
+        log('watching the livestream');
+      } else if (!watch && state.watching) {
+        state.watching = false;
+        video.pause();
+        video.removeAttribute('src');
+        video.load();
+        $('livestreamBox').hidden = true;
+        log('stopped watching the livestream');
+      }
+    }
+
+    function livestreamStats() {
+      const video = $('livestream');
+      const quality = video.getVideoPlaybackQuality ? video.getVideoPlaybackQuality() : { totalVideoFrames: 0 };
+      return { watching: state.watching, currentTime: video.currentTime, frames: quality.totalVideoFrames, width: video.videoWidth,
+               error: video.error ? video.error.message || String(video.error.code) : null };
     }
 
     async function modeChanged(mode) {
@@ -306,6 +390,7 @@ extension DemoPage {
     // MARK: Joining
 
     async function join(options) {
+      token = options.token;
       conn = new Connection(options.token, onEvent);
       await conn.opened;
       state.connected = true;
@@ -328,6 +413,7 @@ extension DemoPage {
         });
         if (result.status !== 'joined') throw Object.assign(new Error('waiting for a moderator'), { name: 'waiting' });
         for (const participant of result.meeting.participants) state.participants[participant.participantId] = participant;
+        state.livestream = result.meeting.livestream || null;
         position = result.position;
         state.stream = 'meeting:' + state.id;
       }
@@ -394,6 +480,7 @@ extension DemoPage {
         list.appendChild(item);
       }
       $('status').textContent = state.publishing ? 'on stage' : (state.joined ? 'watching' : '');
+      updateLivestream();
     }
 
     async function stats() {
@@ -414,7 +501,7 @@ extension DemoPage {
 
     // What tests (and the console) use.
     window.demo = {
-      join, publish, stats,
+      join, publish, stats, livestreamStats, readClock,
       state: () => JSON.parse(JSON.stringify(state)),
       send: (op, args) => conn.send(op, args),
       changeMode: (mode) => conn.send('meeting.changeMode', { meetingId: state.id, mode }),

@@ -5,7 +5,8 @@ import Hummingbird
 /// tries media in a minute, and what the end-to-end tests drive in a real browser.
 ///
 /// `/demo/?token=T&meeting=M&participant=P&name=N&mode=SEND_AND_RECV&join=1` joins at once;
-/// `live=ID&role=host|participant` takes part in a live event instead. Tests read
+/// `live=ID&role=host|participant` takes part in a live event instead. A `SIGNALLING_ONLY`
+/// participant watches the meeting's livestream while one runs (HLS, played by the browser). Tests read
 /// `window.demo.state()` and call `window.demo.*`.
 enum DemoPage {
     static func addRoutes(to router: Router<GreenroomRequestContext>) {
@@ -54,6 +55,7 @@ enum DemoPage {
           <button id="mic">Mute mic</button><button id="cam">Camera off</button><button id="leave">Leave</button>
           <span id="status"></span>
         </div>
+        <figure id="livestreamBox" hidden><video id="livestream" playsinline controls></video><figcaption>Livestream (HLS)</figcaption></figure>
         <div id="videos"></div>
         <h2>Participants</h2>
         <ul id="participants"></ul>

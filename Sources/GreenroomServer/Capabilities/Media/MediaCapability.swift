@@ -7,17 +7,29 @@ import ServiceLifecycle
 struct MediaCapability: Capability {
     let plane: MediaPlane
     let backend: MediaBackend
+    let livestreams: LivestreamEngine
 
     init(_ core: CoreServices) {
         plane = core.media
         backend = core.mediaBackend
+        livestreams = core.livestreams
     }
 
-    var services: [any Service] { backend.services }
+    var services: [any Service] { backend.services + [livestreams] }
 
-    /// The media demo page at `/demo/`.
+    /// The media demo page at `/demo/`; the livestreams' playlists and segments at
+    /// `/v1/livestreams/{stream}/{file}` for whoever may read the room (the session's token in
+    /// `Authorization`, or `?token=` for players).
     func addRoutes(_ routes: RestRoutes) {
         DemoPage.addRoutes(to: routes.router)
+        let auth = routes.auth
+        let livestreams = livestreams
+        routes.router.get("/v1/livestreams/{stream}/{file}") { request, context in
+            let name = try context.parameters.require("file")
+            let url = try await livestreams.file(try context.parameters.require("stream"), name: name,
+                                                 identity: try await auth.authenticateUserOrBackend(request))
+            return try HLSResponse.make(request, file: url)
+        }
     }
 
     func connectionEnded(clientId: String) async {

@@ -53,6 +53,8 @@ struct MeetingService: Sendable {
     /// The meeting's media room: told when a participant loses the right to publish or
     /// receive, and when the meeting ends.
     let media: MediaPlane
+    /// The meetings' HLS livestreams; a meeting's stops when it ends.
+    let livestreams: LivestreamEngine
 
     static let role = "participant"
     static func key(_ participantId: String) -> String { "p:\(participantId)" }
@@ -93,6 +95,7 @@ struct MeetingService: Sendable {
     func current(_ meetingId: String) async throws -> MeetingData {
         var meeting = try await Self.load(storage, meetingId).meeting
         meeting.participants = try await participants(meetingId).map(\.participant)
+        meeting.livestream = try await storage.load(LivestreamRecord.self, id: Self.stream(meetingId))?.info
         return meeting
     }
 
@@ -174,6 +177,7 @@ struct MeetingService: Sendable {
             }
             _ = try await transaction.append([try Self.event(meetingId, MeetingEvent(type: MeetingEventType.ended, reason: identity.userId))])
         }
+        await livestreams.stop(Self.stream(meetingId), reason: "ended")
         await media.roomEnded(Self.stream(meetingId))
     }
 

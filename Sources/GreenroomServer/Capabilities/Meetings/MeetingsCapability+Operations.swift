@@ -35,6 +35,12 @@ extension MeetingsCapability {
             try await meetings.respondEntry(args, identity: context.identity)
             return EmptyResult()
         }
+        router.on(MeetingOperation.startLivestream) { (context, args: MeetingRef) -> LivestreamInfo in
+            try await meetings.startLivestream(args.meetingId, identity: context.identity)
+        }
+        router.on(MeetingOperation.stopLivestream) { (context, args: MeetingRef) -> LivestreamInfo in
+            try await meetings.stopLivestream(args.meetingId, identity: context.identity)
+        }
         router.on(MeetingOperation.publish) { (context, args: PubSubPublishArgs) -> PubSubMessage in
             try await meetings.publish(args, caller: context.caller)
         }

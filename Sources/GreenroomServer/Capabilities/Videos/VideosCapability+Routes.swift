@@ -76,20 +76,7 @@ extension VideosCapability {
     /// `?token=` (a player that cannot set headers) names its files with the same token, since
     /// a player resolves them against the playlist's URL without its query.
     static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, path: String) async throws -> Response {
-        let url = try await service.hlsFile(id, path: path, identity: try await auth.authenticateUserOrBackend(request))
-        let data = try Data(contentsOf: url)
-        guard path.hasSuffix(".m3u8") else {
-            return Response(status: .ok, headers: [.contentType: "video/mp2t", .contentLength: String(data.count)], body: .init(byteBuffer: ByteBuffer(data: data)))
-        }
-        var playlist = String(decoding: data, as: UTF8.self)
-        if let token = request.uri.queryParameters["token"].map(String.init),
-           let encoded = token.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) {
-            playlist = playlist.split(separator: "\n", omittingEmptySubsequences: false)
-                .map { line in line.isEmpty || line.hasPrefix("#") ? String(line) : "\(line)?token=\(encoded)" }
-                .joined(separator: "\n")
-        }
-        return Response(status: .ok, headers: [.contentType: "application/vnd.apple.mpegurl", .cacheControl: "no-cache"],
-                        body: .init(byteBuffer: ByteBuffer(string: playlist)))
+        try HLSResponse.make(request, file: try await service.hlsFile(id, path: path, identity: try await auth.authenticateUserOrBackend(request)))
     }
 
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.

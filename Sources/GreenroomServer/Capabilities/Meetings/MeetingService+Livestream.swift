@@ -1,0 +1,40 @@
+import GreenroomProtocol
+
+extension MeetingService: LivestreamOwner {
+    /// Seed 001: the pinned participants are who appear on the livestream, in the order they
+    /// joined; with nobody pinned, every publisher.
+    func livestreamLineup(roomId: String) async throws -> (pinned: [String], all: [String]) {
+        let pins = try await Self.load(storage, roomId).meeting.pins
+        let joined = try await participants(roomId).map(\.participant.participantId)
+        return (joined.filter { pins[$0]?.isPinned == true }, joined)
+    }
+
+    func livestreamEvent(roomId: String, _ info: LivestreamInfo) throws -> EventAppend {
+        try Self.event(roomId, MeetingEvent(type: MeetingEventType.livestreamStateChanged, livestream: info))
+    }
+
+    /// Whoever may read the meeting may watch: its participants' users and moderators.
+    func authorizeLivestream(_ identity: Identity, roomId: String) async throws {
+        try await authorizeRead(identity, meetingId: roomId)
+    }
+
+    /// Starts the meeting's livestream (moderators only, while it is active).
+    func startLivestream(_ meetingId: String, identity: Identity) async throws -> LivestreamInfo {
+        guard identity.grants.contains(MeetingGrant.allowMod) else {
+            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may start the livestream")
+        }
+        guard try await Self.load(storage, meetingId).meeting.state == .active else {
+            throw GreenroomError(.meetingEnded, "meeting \(meetingId) has ended")
+        }
+        return try await livestreams.start(Self.stream(meetingId))
+    }
+
+    /// Stops the meeting's livestream (moderators only).
+    func stopLivestream(_ meetingId: String, identity: Identity) async throws -> LivestreamInfo {
+        guard identity.grants.contains(MeetingGrant.allowMod) else {
+            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may stop the livestream")
+        }
+        _ = try await Self.load(storage, meetingId)
+        return await livestreams.stop(Self.stream(meetingId))
+    }
+}
