@@ -31,9 +31,6 @@ struct LivestreamEncoder {
         }
     }
 
-    /// The picture's size.
-    var size: (width: Int, height: Int) { (grid.columns * Self.tileWidth, grid.rows * Self.tileHeight) }
-
     /// The session description of tile `index`'s RTP, for ffmpeg's `-i`.
     func sdp(_ index: Int) -> String {
         var lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=greenroom tile \(index)", "c=IN IP4 127.0.0.1", "t=0 0"]

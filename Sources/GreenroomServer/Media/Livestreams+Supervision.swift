@@ -6,7 +6,7 @@ extension LivestreamEngine {
     static let maxTiles = 6
 
     /// Looks at one livestream: starts ffmpeg (again) when it is not running, exited, stalled
-    /// or shows the wrong feeds; says `LIVESTREAM_STARTED` once the playlist has a segment.
+    /// or shows the wrong feeds; says `LIVESTREAM_STARTED` once the playlist is playable.
     func supervise(_ stream: String) async {
         guard let current = running.withLock({ $0[stream] }), let (owner, roomId) = try? owner(of: stream) else { return }
         let desired: [MediaFeed]
@@ -23,7 +23,8 @@ extension LivestreamEngine {
         var reason: String?
         if let process = current.process, !process.isRunning {
             reason = "encoderExited"
-        } else if current.process != nil, let launched = current.launchedClock, ContinuousClock.now - launched > stallAfter,
+        } else if current.process != nil, let launched = current.launchedAt,
+                  Date().timeIntervalSince(launched) > Double(stallAfter.components.seconds),
                   Date().timeIntervalSince(playlistModified(stream) ?? .distantPast) > Double(stallAfter.components.seconds) {
             reason = "encoderStalled"
         }
@@ -31,7 +32,7 @@ extension LivestreamEngine {
             if let reason { logger.warning("livestream of \(stream): \(reason); starting ffmpeg again") }
             await relaunch(stream, generation: current.generation, feeds: desired, reason: reason)
         } else if current.info.status == .LIVESTREAM_STARTING, let launched = current.launchedAt,
-                  let modified = playlistModified(stream), modified >= launched.addingTimeInterval(-1), hasSegment(stream) {
+                  let modified = playlistModified(stream), modified >= launched.addingTimeInterval(-1), isPlayable(stream) {
             var info = current.info
             info.status = .LIVESTREAM_STARTED
             info.reason = nil
@@ -120,7 +121,6 @@ extension LivestreamEngine {
             run.process = process
             run.forwarders = forwarders
             run.launchedAt = launchedAt
-            run.launchedClock = .now
             run.info.layout = layout
             if let reason {
                 run.info.status = .LIVESTREAM_STARTING
@@ -159,7 +159,7 @@ extension LivestreamEngine {
 
     /// Whether the playlist lists three segments: a live playlist shorter than three target
     /// durations is one players should not start on (RFC 8216, 6.2.2 and 6.3.3).
-    private func hasSegment(_ stream: String) -> Bool {
+    private func isPlayable(_ stream: String) -> Bool {
         let url = folder(stream).appendingPathComponent(LivestreamEncoder.playlistName)
         let text = (try? String(contentsOf: url, encoding: .utf8)) ?? ""
         return text.components(separatedBy: "#EXTINF").count - 1 >= 3

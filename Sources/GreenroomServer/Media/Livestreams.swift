@@ -65,7 +65,6 @@ final class LivestreamEngine: Service, Sendable {
         var process: Process?
         /// When the current ffmpeg was started.
         var launchedAt: Date?
-        var launchedClock: ContinuousClock.Instant?
     }
 
     init(media: MediaPlane, events: EventLog, ffmpeg: String?, root: URL, limit: Int, nodeId: String, logger: Logger,

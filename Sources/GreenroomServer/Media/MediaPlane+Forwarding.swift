@@ -17,7 +17,7 @@ struct ForwardedTrack: Sendable, Hashable {
 extension MediaPlane {
     /// The feeds published in the room of `stream`, as announced (oldest first).
     func feeds(in stream: String) async throws -> [MediaFeed] {
-        let query = RecordQuery(kind: MediaFeedRecord.recordKind, scope: stream, limit: 1000)
+        let query = RecordQuery(kind: MediaFeedRecord.recordKind, scope: stream, limit: 1_000)
         return try await storage.list(MediaFeedRecord.self, query).map(\.feed)
     }
 

@@ -242,8 +242,7 @@ extension MediaPlane {
     /// The room's feeds, for a caller that may receive them.
     func feeds(_ ref: MediaRoomRef, caller: Caller) async throws -> MediaRoomState {
         if let refusal = try await rights(caller, stream: ref.stream).receiveRefusal { throw refusal }
-        let records = try await storage.list(MediaFeedRecord.self, RecordQuery(kind: MediaFeedRecord.recordKind, scope: ref.stream, limit: 1_000))
-        return MediaRoomState(feeds: records.map(\.feed))
+        return MediaRoomState(feeds: try await feeds(in: ref.stream))
     }
 
     // MARK: Leaving and losing rights

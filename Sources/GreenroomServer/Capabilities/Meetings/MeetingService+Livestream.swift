@@ -20,9 +20,7 @@ extension MeetingService: LivestreamOwner {
 
     /// Starts the meeting's livestream (moderators only, while it is active).
     func startLivestream(_ meetingId: String, identity: Identity) async throws -> LivestreamInfo {
-        guard identity.grants.contains(MeetingGrant.allowMod) else {
-            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may start the livestream")
-        }
+        try Self.requireModerator(identity, to: "start the livestream")
         guard try await Self.load(storage, meetingId).meeting.state == .active else {
             throw GreenroomError(.meetingEnded, "meeting \(meetingId) has ended")
         }
@@ -31,9 +29,7 @@ extension MeetingService: LivestreamOwner {
 
     /// Stops the meeting's livestream (moderators only).
     func stopLivestream(_ meetingId: String, identity: Identity) async throws -> LivestreamInfo {
-        guard identity.grants.contains(MeetingGrant.allowMod) else {
-            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may stop the livestream")
-        }
+        try Self.requireModerator(identity, to: "stop the livestream")
         _ = try await Self.load(storage, meetingId)
         return await livestreams.stop(Self.stream(meetingId))
     }

@@ -97,9 +97,7 @@ extension MeetingService: RosterOwner {
 
     /// A moderator lets a waiting participant in, or not; the participant hears it on its own stream.
     func respondEntry(_ args: MeetingEntryArgs, identity: Identity) async throws {
-        guard identity.grants.contains(MeetingGrant.allowMod) else {
-            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may admit participants")
-        }
+        try Self.requireModerator(identity, to: "admit participants")
         try await events.transact { transaction in
             guard var asked = try await transaction.load(MeetingAdmissionRecord.self, scope: args.meetingId, id: args.participantId),
                   asked.allowed == nil else {

@@ -162,9 +162,7 @@ struct MeetingService: Sendable {
 
     /// Ends a meeting (moderators only): everyone leaves, nobody may join again.
     func end(_ meetingId: String, identity: Identity) async throws {
-        guard identity.grants.contains(MeetingGrant.allowMod) else {
-            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may end the meeting")
-        }
+        try Self.requireModerator(identity, to: "end the meeting")
         try await events.transact { transaction in
             try await transaction.lock(stream: Self.stream(meetingId))
             var record = try await Self.load(transaction, meetingId)
@@ -179,6 +177,14 @@ struct MeetingService: Sendable {
         }
         await livestreams.stop(Self.stream(meetingId), reason: "ended")
         await media.roomEnded(Self.stream(meetingId))
+    }
+
+    /// Throws `moderatorRequired` unless `identity` has `allow_mod`; `action` completes
+    /// "only a moderator (allow_mod) may …".
+    static func requireModerator(_ identity: Identity, to action: String) throws {
+        guard identity.grants.contains(MeetingGrant.allowMod) else {
+            throw GreenroomError(.moderatorRequired, "only a moderator (allow_mod) may \(action)")
+        }
     }
 
     static func event(_ meetingId: String, _ event: MeetingEvent) throws -> EventAppend {
