@@ -24,6 +24,9 @@ public struct LivestreamInfo: Codable, Sendable, Hashable {
     /// Who is on the picture now (participant ids in a meeting, user ids in a live event), left
     /// to right: the pinned participants, or every publisher when nobody is pinned.
     public var layout: [String]
+    /// Those of ``layout`` whose screen share is on the picture (a `SHARE` pin, or anyone
+    /// sharing when nobody is pinned), in a tile of its own; `nil` when none is.
+    public var sharing: [String]?
     /// When it was asked for.
     public var startedAt: Date?
     /// Why the state changed when it was not asked: `encoderExited`, `encoderStalled`,
@@ -31,10 +34,12 @@ public struct LivestreamInfo: Codable, Sendable, Hashable {
     public var reason: String?
 
     /// Makes the information.
-    public init(status: LivestreamStatus, playlist: String, layout: [String] = [], startedAt: Date? = nil, reason: String? = nil) {
+    public init(status: LivestreamStatus, playlist: String, layout: [String] = [], sharing: [String]? = nil, startedAt: Date? = nil,
+                reason: String? = nil) {
         self.status = status
         self.playlist = playlist
         self.layout = layout
+        self.sharing = sharing
         self.startedAt = startedAt
         self.reason = reason
     }

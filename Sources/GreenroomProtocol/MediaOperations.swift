@@ -53,11 +53,15 @@ public struct MediaPublishArgs: Codable, Sendable, Hashable {
     public var stream: String
     /// The caller's offer (with its ICE candidates, or trickle them after).
     public var jsep: SessionDescription
+    /// The `mid`s of the offer's video tracks that are a screen share rather than the camera
+    /// (the livestream shows them for a `SHARE` pin); `nil` or empty: none is.
+    public var shares: [String]?
 
     /// Makes the arguments.
-    public init(stream: String, jsep: SessionDescription) {
+    public init(stream: String, jsep: SessionDescription, shares: [String]? = nil) {
         self.stream = stream
         self.jsep = jsep
+        self.shares = shares
     }
 }
 
@@ -106,13 +110,20 @@ public struct MediaTrack: Codable, Sendable, Hashable {
     public var kind: String
     /// The codec the SFU accepted (`opus`, `vp8`, …).
     public var codec: String?
+    /// `true` for a screen share (named in ``MediaPublishArgs/shares``); `nil` for a camera
+    /// or microphone.
+    public var share: Bool?
 
     /// Makes a track.
-    public init(mid: String, kind: String, codec: String? = nil) {
+    public init(mid: String, kind: String, codec: String? = nil, share: Bool? = nil) {
         self.mid = mid
         self.kind = kind
         self.codec = codec
+        self.share = share
     }
+
+    /// Whether it is a screen share.
+    public var isShare: Bool { share == true }
 }
 
 /// The arguments of `media.subscribe` and `media.unsubscribe`.
@@ -208,6 +219,10 @@ public enum MediaEventType {
     public static let published = "media.published"
     /// A feed is gone (unpublished, its publisher lost the right, left, or the SFU lost it).
     public static let unpublished = "media.unpublished"
+    /// A published feed's tracks changed (a renegotiation added or removed one, such as a
+    /// screen share); `feed` has them as they are now. A receiver that wants the new tracks
+    /// subscribes to the feed again.
+    public static let updated = "media.updated"
     /// A publisher started or stopped talking, by the audio levels the SFU measures; data
     /// ``MediaTalkingEvent``.
     public static let talking = "media.talking"

@@ -32,6 +32,18 @@ struct LivestreamTests {
         playlist.split(separator: "\n").first { $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:") }.flatMap { Int($0.dropFirst(22)) }
     }
 
+    /// The mean colour (red, green, blue) of the 640×360 tile at `column` in the first frame
+    /// of the newest segment.
+    static func tileColour(_ server: TestServer, _ stream: String, token: String, ffmpeg: String, column: Int) async throws -> [Int] {
+        let list = try #require(try await playlist(server, stream, token: token))
+        let segment = try #require(segments(list).last)
+        let url = "\(server.url.absoluteString)/v1/livestreams/\(stream)/\(segment)?token=\(token)"
+        let frame = try await MediaTools.run(ffmpeg, ["-v", "error", "-i", url, "-frames:v", "1",
+                                                      "-vf", "crop=640:360:\(640 * column):0,scale=1:1:flags=area", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
+        #expect(frame.status == 0, "\(String(decoding: frame.errors, as: UTF8.self))")
+        return frame.output.prefix(3).map(Int.init)
+    }
+
     /// ffprobe's streams of the newest segment: codec, width and height.
     static func newestSegment(_ server: TestServer, _ stream: String, token: String, ffprobe: String) async throws -> [RawJSON] {
         let list = try #require(try await playlist(server, stream, token: token))
@@ -173,7 +185,7 @@ struct LivestreamTests {
 }
 
 extension LivestreamTests {
-    @Test("the pinned participants are on the picture side by side: pinning a second publisher widens it from 640 to 1280 pixels, unpinning the first leaves the second alone; with nobody pinned, every publisher")
+    @Test("the pinned participants are on the picture side by side: pinning a second publisher widens it from 640 to 1280 pixels, unpinning the first leaves the second alone; with nobody pinned, every publisher; a screen share renegotiated into a feed is on the picture with nobody pinned, alone for a SHARE pin, beside the camera for SHARE_AND_CAM; a camera turned off leaves a grey tile and no stall")
     func layout() async throws {
         guard let programs = MediaPrograms.find(for: "the livestream tests", browsers: true), let tools = Self.tools() else { return }
         try await withMediaServer(programs, { config in config.ffmpegPath = tools.ffmpeg }) { server in
@@ -187,16 +199,17 @@ extension LivestreamTests {
             func publishing(_ participant: String) async throws -> Bool {
                 try await server.server.core.media.feeds(in: "meeting:duo").contains { $0.participantId == participant }
             }
-            func pin(_ participant: String, _ on: Bool) async throws {
+            func pin(_ participant: String, _ on: Bool, _ type: PinType = .CAM) async throws {
                 let _: PinState = try await client.send(on ? MeetingOperation.pin : MeetingOperation.unpin,
-                                                        args: MeetingPinArgs(meetingId: "duo", participantId: participant, pinType: .CAM))
+                                                        args: MeetingPinArgs(meetingId: "duo", participantId: participant, pinType: type))
             }
-            /// Waits until the livestream shows `layout` and its newest segment is `width` wide.
-            func shows(_ layout: [String], width: Double, _ what: String) async throws {
+            /// Waits until the livestream shows `layout` (with the screen shares of `sharing`) and
+            /// its newest segment is `width` wide.
+            func shows(_ layout: [String], sharing: [String]? = nil, width: Double, _ what: String) async throws {
                 let changed = ContinuousClock.now
                 try await eventually(what, timeout: .seconds(40)) {
                     let info = try await client.send(MeetingOperation.get, args: MeetingRef(meetingId: "duo")).livestream
-                    guard info?.layout == layout, info?.status == .LIVESTREAM_STARTED,
+                    guard info?.layout == layout, info?.sharing == sharing, info?.status == .LIVESTREAM_STARTED,
                           let list = try await Self.playlist(server, "meeting:duo", token: token), !Self.segments(list).isEmpty else { return false }
                     let video = try await Self.newestSegment(server, "meeting:duo", token: token, ffprobe: tools.ffprobe)
                         .first { $0["codec_type"]?.stringValue == "video" }
@@ -230,6 +243,62 @@ extension LivestreamTests {
             try await shows(["guest"], width: 640, "unpinning the host leaves the guest alone")
             try await pin("guest", false)
             try await shows(["host", "guest"], width: 1280, "with nobody pinned, every publisher")
+
+            // The host shares its screen (a red canvas, renegotiated into its feed): with nobody
+            // pinned it is on the picture too; a SHARE pin shows the share alone, SHARE_AND_CAM
+            // the camera and the share.
+            let watcher = try await server.client("watcher", grants: [MeetingGrant.allowMod])
+            let onDuo = try await watcher.subscribe(to: "meeting:duo")
+            _ = try await host.run("return window.demo.shareScreen({ fake: true, color: '#d02020' })")
+            // A share that names no video track of the offer is refused, and the feed goes on.
+            let refused = try await host.run("""
+                return window.demo.send('media.publish', { stream: 'meeting:duo', shares: ['9'],
+                  jsep: { type: 'offer', sdp: 'v=0\\r\\nm=audio 9 UDP/TLS/RTP/SAVPF 111\\r\\na=mid:0\\r\\n' } }).then(() => 'accepted', (error) => error.name)
+                """)
+            #expect(refused.stringValue == "invalidParameterValue", "\(refused)")
+            let updated = try await withTimeout(.seconds(20), "media.updated") { () -> MediaEvent? in
+                for await case .event(let event) in onDuo.updates where event.type == MediaEventType.updated {
+                    return try event.data.decode(as: MediaEvent.self)
+                }
+                return nil
+            }
+            #expect(updated?.feed.participantId == "host" && updated?.feed.tracks.filter(\.isShare).count == 1, "\(String(describing: updated))")
+            #expect(try await server.server.core.media.feeds(in: "meeting:duo").first { $0.participantId == "host" }?.tracks.contains { $0.isShare } == true,
+                    "the stored feed has the share")
+            try await shows(["host", "guest"], sharing: ["host"], width: 1920, "with nobody pinned, the host's camera and screen and the guest")
+            func red(_ column: Int) async throws -> Bool {
+                let colour = try await Self.tileColour(server, "meeting:duo", token: token, ffmpeg: tools.ffmpeg, column: column)
+                return colour.count == 3 && colour[0] > 150 && colour[1] < 90 && colour[2] < 90
+            }
+            let tiles = [try await red(0), try await red(1), try await red(2)]
+            #expect(tiles == [false, true, false], "the second tile is the red screen, the others cameras")
+            try await pin("host", true, .SHARE)
+            try await shows(["host"], sharing: ["host"], width: 640, "a SHARE pin shows the host's screen alone")
+            let shareAlone = try await red(0)
+            #expect(shareAlone, "the tile is the red screen")
+            try await pin("host", true, .CAM)
+            try await shows(["host"], sharing: ["host"], width: 1280, "SHARE and CAM pinned show the camera and the screen")
+            let both = [try await red(0), try await red(1)]
+            #expect(both == [false, true], "the camera, then the red screen")
+
+            // The host turns its camera off: its camera tile goes grey (its audio stays) rather
+            // than holding the picture back, and the encoder is not restarted as stalled.
+            _ = try await host.run("return window.demo.setCamera(false)")
+            func grey(_ column: Int) async throws -> Bool {
+                let colour = try await Self.tileColour(server, "meeting:duo", token: token, ffmpeg: tools.ffmpeg, column: column)
+                return colour.count == 3 && colour.allSatisfy { (30...70).contains($0) }
+            }
+            try await eventually("the host's camera tile goes grey", timeout: .seconds(40)) {
+                let info = try await client.send(MeetingOperation.get, args: MeetingRef(meetingId: "duo")).livestream
+                guard info?.status == .LIVESTREAM_STARTED else { return false }
+                let cameraGrey = try await grey(0), screenRed = try await red(1)
+                return cameraGrey && screenRed
+            }
+            try await Task.sleep(for: .seconds(12))
+            let info = try await client.send(MeetingOperation.get, args: MeetingRef(meetingId: "duo")).livestream
+            #expect(info?.status == .LIVESTREAM_STARTED && info?.reason == nil && info?.layout == ["host"], "\(String(describing: info))")
+            let stillGrey = try await grey(0)
+            #expect(stillGrey, "the camera tile is still grey, the picture goes on")
             _ = try await meeting.stopLivestream()
             for browser in [host, guest] { await browser.close() }
         }
@@ -293,7 +362,7 @@ extension LivestreamTests {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    @Test("glass to glass: a publisher draws its clock into its frames, a SIGNALLING_ONLY viewer's browser plays the HLS and reads the clock back from the picture; the latency and ffmpeg's CPU are printed (BENCHMARKS.md), the clock read back is the sender's")
+    @Test("glass to glass: a publisher draws its clock into its frames, a SIGNALLING_ONLY viewer's browser plays the HLS and reads the clock back from the picture; the latency and ffmpeg's CPU are printed (BENCHMARKS.md), the clock read back is the sender's; ffmpeg killed while they watch, the page's player and ffmpeg as a player go on by themselves")
     func glassToGlass() async throws {
         guard let programs = MediaPrograms.find(for: "the livestream tests", browsers: true), let tools = Self.tools() else { return }
         try await withMediaServer(programs, { config in config.ffmpegPath = tools.ffmpeg }) { server in
@@ -343,6 +412,35 @@ extension LivestreamTests {
             print("livestream glass to glass (Chromium's own HLS player, one machine): median \(Int(sorted[sorted.count / 2])) ms, "
                   + "min \(Int(sorted.first ?? 0)) ms, max \(Int(sorted.last ?? 0)) ms over \(sorted.count) readings; "
                   + "ffmpeg CPU \(String(format: "%.1f", 100 * cpu / seconds)) % of a core for one 640×360 tile")
+
+            // The encoder dies while they watch: the players recover by themselves. The page's
+            // player is not reloaded and shows frames sent after the restart; ffmpeg, as a
+            // player, reads on across it.
+            let url = try #require(meeting.livestreamPlaybackURL()).absoluteString
+            let reader = Task {
+                try await MediaTools.run("/usr/bin/env", ["timeout", "-s", "INT", "75", tools.ffmpeg, "-v", "error", "-i", url, "-t", "30", "-map", "0:v", "-f", "framecrc", "-"])
+            }
+            try await Task.sleep(for: .seconds(4))
+            let killedAt = Date().timeIntervalSince1970 * 1000
+            #expect(kill(pid, SIGKILL) == 0)
+            try await eventually("the livestream is started again", timeout: .seconds(30)) {
+                let info = try await meeting.client.send(MeetingOperation.get, args: MeetingRef(meetingId: "clock")).livestream
+                return info?.status == .LIVESTREAM_STARTED
+                    && server.server.core.livestreams.running.withLock { $0["meeting:clock"]?.process?.processIdentifier } != pid
+            }
+            try await eventually("the viewer's player shows frames sent after the restart", timeout: .seconds(40)) {
+                let reading = try await viewer.run("return window.demo.readClock()")
+                guard let stamp = reading["stamp"]?.numberValue, let latency = reading["latency"]?.numberValue, latency < 60_000 else { return false }
+                let sinceKill = (stamp - killedAt.truncatingRemainder(dividingBy: 4_294_967_296) + 4_294_967_296).truncatingRemainder(dividingBy: 4_294_967_296)
+                return sinceKill > 0 && sinceKill < 120_000
+            }
+            let stats = try await viewer.run("return window.demo.livestreamStats()")
+            #expect(stats["loads"]?.numberValue == 1 && stats["watching"]?.boolValue == true && (stats["error"] ?? .nil) == .nil,
+                    "the page's player went on by itself: \(stats)")
+            let read = try await reader.value
+            let readFrames = String(decoding: read.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("0,") }.count
+            print("ffmpeg as a player across the restart: status \(read.status), \(readFrames) frames, errors: \(String(decoding: read.errors, as: UTF8.self).suffix(500))")
+            #expect(read.status == 0 && readFrames >= 600, "ffmpeg read on across the restart: \(readFrames) frames, status \(read.status)")
             _ = try await meeting.stopLivestream()
             for browser in [host, viewer] { await browser.close() }
         }

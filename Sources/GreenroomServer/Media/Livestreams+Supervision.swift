@@ -9,13 +9,10 @@ extension LivestreamEngine {
     /// or shows the wrong feeds; says `LIVESTREAM_STARTED` once the playlist is playable.
     func supervise(_ stream: String) async {
         guard let current = running.withLock({ $0[stream] }), let (owner, roomId) = try? owner(of: stream) else { return }
-        let desired: [MediaFeed]
+        let desired: [LivestreamSource]
         do {
-            let feeds = try await media.feeds(in: stream).filter { feed in feed.tracks.contains { $0.kind == "video" || $0.kind == "audio" } }
             let lineup = try await owner.livestreamLineup(roomId: roomId)
-            let named = (lineup.pinned.isEmpty ? lineup.all : lineup.pinned).compactMap { id in feeds.first { $0.participantId == id } }
-            let chosen = lineup.pinned.isEmpty ? named + feeds.filter { feed in !named.contains(feed) } : named
-            desired = Array(chosen.prefix(Self.maxTiles))
+            desired = Self.sources(feeds: try await media.feeds(in: stream), lineup: lineup)
         } catch {
             logger.warning("cannot read who is on the livestream of \(stream): \(error)")
             return
@@ -28,9 +25,9 @@ extension LivestreamEngine {
                   Date().timeIntervalSince(playlistModified(stream) ?? .distantPast) > Double(stallAfter.components.seconds) {
             reason = "encoderStalled"
         }
-        if current.process == nil || reason != nil || desired.map(\.feedId) != current.feeds {
+        if current.process == nil || reason != nil || desired != current.sources {
             if let reason { logger.warning("livestream of \(stream): \(reason); starting ffmpeg again") }
-            await relaunch(stream, generation: current.generation, feeds: desired, reason: reason)
+            await relaunch(stream, generation: current.generation, sources: desired, reason: reason)
         } else if current.info.status == .LIVESTREAM_STARTING, let launched = current.launchedAt,
                   let modified = playlistModified(stream), modified >= launched.addingTimeInterval(-1), isPlayable(stream) {
             var info = current.info
@@ -46,15 +43,15 @@ extension LivestreamEngine {
         }
     }
 
-    /// Stops the current ffmpeg and forwarders, forwards `feeds` to new ports and starts
-    /// ffmpeg on them.
-    private func relaunch(_ stream: String, generation: UUID, feeds: [MediaFeed], reason: String?) async {
+    /// Stops the current ffmpeg and forwarders, forwards the tracks of `sources` to new ports
+    /// and starts ffmpeg on them.
+    private func relaunch(_ stream: String, generation: UUID, sources: [LivestreamSource], reason: String?) async {
         guard let old = running.withLock({ state -> Running? in
             guard var run = state[stream], run.generation == generation else { return nil }
             let old = run
             run.process = nil
             run.forwarders = []
-            run.feeds = feeds.map(\.feedId)
+            run.sources = sources
             state[stream] = run
             return old
         }) else { return }
@@ -63,21 +60,21 @@ extension LivestreamEngine {
         // ffmpeg listens first, then Janus forwards: the first keyframe is not sent to a
         // port nobody reads yet.
         var tiles: [LivestreamEncoder.Tile] = []
-        var chosen: [MediaFeed] = []
+        var chosen: [LivestreamSource] = []
         var ports: Set<Int> = []
-        for feed in feeds {
+        for source in sources {
             var tile = LivestreamEncoder.Tile()
-            if let video = feed.tracks.first(where: { $0.kind == "video" }), let port = Self.freePortPair(avoiding: ports) {
+            if let video = source.video, let port = Self.freePortPair(avoiding: ports) {
                 ports.insert(port)
                 tile.video = ForwardedTrack(mid: video.mid, kind: "video", codec: video.codec ?? "vp8", port: port, payloadType: 96)
             }
-            if let audio = feed.tracks.first(where: { $0.kind == "audio" }), let port = Self.freePortPair(avoiding: ports) {
+            if let audio = source.audio, let port = Self.freePortPair(avoiding: ports) {
                 ports.insert(port)
                 tile.audio = ForwardedTrack(mid: audio.mid, kind: "audio", codec: audio.codec ?? "opus", port: port, payloadType: 111)
             }
             guard tile.video != nil || tile.audio != nil else { continue }
             tiles.append(tile)
-            chosen.append(feed)
+            chosen.append(source)
         }
         let encoder = LivestreamEncoder(tiles: tiles)
         let folder = folder(stream)
@@ -96,7 +93,7 @@ extension LivestreamEngine {
             logger.error("cannot start ffmpeg for the livestream of \(stream): \(error)")
         }
         var forwarders: [(feedId: UInt64, ids: [UInt64])] = []
-        var layout: [String] = []
+        var shown: [LivestreamSource] = []
         if process != nil, !chosen.isEmpty {
             try? await Task.sleep(for: .milliseconds(300))
             do {
@@ -104,16 +101,17 @@ extension LivestreamEngine {
             } catch {
                 logger.warning("cannot ask the publishers of \(stream) for regular keyframes: \(error)")
             }
-            for (feed, tile) in zip(chosen, tiles) {
+            for (source, tile) in zip(chosen, tiles) {
                 do {
                     let tracks = [tile.video, tile.audio].compactMap { $0 }
-                    forwarders.append((feed.feedId, try await media.forward(stream: stream, feedId: feed.feedId, tracks: tracks)))
-                    layout.append(feed.participantId)
+                    forwarders.append((source.feed.feedId, try await media.forward(stream: stream, feedId: source.feed.feedId, tracks: tracks)))
+                    shown.append(source)
                 } catch {
-                    logger.warning("cannot forward feed \(feed.feedId) of \(stream) to its livestream: \(error)")
+                    logger.warning("cannot forward feed \(source.feed.feedId) of \(stream) to its livestream: \(error)")
                 }
             }
         }
+        let (layout, sharing) = Self.layout(shown)
         let launchedAt = Date()
         let (kept, info) = running.withLock { state -> (Bool, LivestreamInfo?) in
             guard var run = state[stream], run.generation == generation else { return (false, nil) }
@@ -122,6 +120,7 @@ extension LivestreamEngine {
             run.forwarders = forwarders
             run.launchedAt = launchedAt
             run.info.layout = layout
+            run.info.sharing = sharing
             if let reason {
                 run.info.status = .LIVESTREAM_STARTING
                 run.info.reason = reason

@@ -18,9 +18,9 @@ struct LivestreamRecord: StoredRecord {
 /// on the picture, how a change of state is announced, and who may watch.
 protocol LivestreamOwner: Sendable {
     /// Who should be on the picture, left to right (participant ids in a meeting, user ids in
-    /// a live event): `pinned` when any is; otherwise every publisher, in the order of `all`
-    /// (publishers it does not name follow).
-    func livestreamLineup(roomId: String) async throws -> (pinned: [String], all: [String])
+    /// a live event): the pinned ones when any is; otherwise every publisher, in the order of
+    /// `all` (publishers it does not name follow). See ``LivestreamEngine/sources(feeds:lineup:)``.
+    func livestreamLineup(roomId: String) async throws -> LivestreamLineup
     /// The event that announces a livestream's new state on the room's stream.
     func livestreamEvent(roomId: String, _ info: LivestreamInfo) throws -> EventAppend
     /// Throws unless `identity` may watch the room's livestream (may read the room).
@@ -59,8 +59,8 @@ final class LivestreamEngine: Service, Sendable {
         var info: LivestreamInfo
         /// Tells this run from a later one of the same room (stopped and started again).
         let generation = UUID()
-        /// The feeds on the picture now, left to right.
-        var feeds: [UInt64] = []
+        /// The tiles on the picture now, left to right.
+        var sources: [LivestreamSource] = []
         var forwarders: [(feedId: UInt64, ids: [UInt64])] = []
         var process: Process?
         /// When the current ffmpeg was started.

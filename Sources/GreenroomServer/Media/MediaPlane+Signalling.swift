@@ -12,10 +12,33 @@ extension MediaPlane {
         let rights = try await rights(caller, stream: args.stream)
         if let refusal = rights.publishRefusal { throw refusal }
         let key = MemberKey(clientId: caller.clientId, stream: args.stream)
-        if let current = member(key), let handle = current.publisher, let feed = current.feed {
+        let shares = Set(args.shares ?? [])
+        let videoMids = Set(Self.tracks(nil, offer: args.jsep.sdp).filter { $0.kind == "video" }.map(\.mid))
+        if let stray = shares.subtracting(videoMids).first {
+            throw GreenroomError(.invalidParameterValue, "shares names \(stray.prefix(64)), which is no video track of the offer")
+        }
+        if let current = member(key), let handle = current.publisher, var feed = current.feed {
             let gateway = try gateway(current.janus)
-            let (_, jsep) = try await relay { try await gateway.plugin(handle, ["request": "configure"], jsep: args.jsep) }
-            return MediaPublishResult(jsep: try Self.require(jsep, "answer"), feed: feed)
+            let (data, jsep) = try await relay { try await gateway.plugin(handle, ["request": "configure"], jsep: args.jsep) }
+            let answer = try Self.require(jsep, "answer")
+            // A track added (a screen share) or taken away: the feed is stored again and
+            // `media.updated` says so, so that receivers and the livestream see its tracks.
+            let tracks = Self.tracks(data["streams"], offer: args.jsep.sdp, shares: shares)
+            if tracks != feed.tracks {
+                feed.tracks = tracks
+                var announced = false
+                update(key) { member in
+                    guard member.feed?.feedId == feed.feedId else { return }
+                    member.feed = feed
+                    announced = member.announced
+                }
+                if announced {
+                    await announceUpdated(feed, stream: args.stream)
+                    // Stopped while it was being stored: announce it gone (again).
+                    if member(key)?.feed?.feedId != feed.feedId { await announceGone(feed, stream: args.stream, reason: "unpublished") }
+                }
+            }
+            return MediaPublishResult(jsep: answer, feed: feed)
         }
         let (room, gateway) = try await room(args.stream)
         let stream = args.stream
@@ -42,7 +65,7 @@ extension MediaPlane {
             throw error
         }
         let feed = MediaFeed(feedId: feedId, userId: caller.userId, participantId: rights.participantId, clientId: caller.clientId,
-                             tracks: Self.tracks(answer.data["streams"], offer: args.jsep.sdp))
+                             tracks: Self.tracks(answer.data["streams"], offer: args.jsep.sdp, shares: shares))
         update(key) { member in
             member.janus = gateway.url
             member.publisher = handle
@@ -76,6 +99,18 @@ extension MediaPlane {
         }
         // Stopped while it was being announced: announce it gone.
         if member(key)?.feed?.feedId != feed.feedId { await announceGone(feed, stream: key.stream, reason: "unpublished") }
+    }
+
+    /// Stores a feed whose tracks changed and announces it with `media.updated`.
+    func announceUpdated(_ feed: MediaFeed, stream: String) async {
+        do {
+            try await events.transact { transaction in
+                try await transaction.save(MediaFeedRecord(stream: stream, feed: feed))
+                _ = try await transaction.append([try Self.event(stream, MediaEvent(type: MediaEventType.updated, feed: feed))])
+            }
+        } catch {
+            logger.error("cannot announce the new tracks of feed \(feed.feedId) in \(stream): \(error)")
+        }
     }
 
     /// Tells the room's owner that a feed's audio or video started or stopped arriving.
@@ -296,12 +331,17 @@ extension MediaPlane {
         return jsep
     }
 
-    /// A publisher's tracks from Janus's `streams` list, or from the m-lines of its offer.
-    static func tracks(_ streams: RawJSON?, offer: String) -> [MediaTrack] {
+    /// A publisher's tracks from Janus's `streams` list, or from the m-lines of its offer;
+    /// the video tracks whose `mid` is in `shares` are marked as screen shares.
+    static func tracks(_ streams: RawJSON?, offer: String, shares: Set<String> = []) -> [MediaTrack] {
+        func track(_ mid: String, _ kind: String, _ codec: String?) -> MediaTrack {
+            MediaTrack(mid: mid, kind: kind, codec: codec, share: kind == "video" && shares.contains(mid) ? true : nil)
+        }
         if let streams = streams?.arrayValue, !streams.isEmpty {
             return streams.compactMap { stream in
-                guard let mid = stream["mid"]?.stringValue, let kind = stream["type"]?.stringValue, kind != "data" else { return nil }
-                return MediaTrack(mid: mid, kind: kind, codec: stream["codec"]?.stringValue)
+                guard let mid = stream["mid"]?.stringValue, let kind = stream["type"]?.stringValue, kind != "data",
+                      stream["disabled"]?.boolValue != true else { return nil }
+                return track(mid, kind, stream["codec"]?.stringValue)
             }
         }
         var tracks: [MediaTrack] = []
@@ -309,7 +349,7 @@ extension MediaPlane {
         for line in offer.split(whereSeparator: \.isNewline) {
             if line.hasPrefix("m=") { kind = line.dropFirst(2).split(separator: " ").first.map(String.init) }
             if line.hasPrefix("a=mid:"), let current = kind, current == "audio" || current == "video" {
-                tracks.append(MediaTrack(mid: String(line.dropFirst(6)), kind: current))
+                tracks.append(track(String(line.dropFirst(6)).trimmingCharacters(in: .whitespaces), current, nil))
             }
         }
         return tracks

@@ -3,8 +3,9 @@ import GreenroomProtocol
 
 extension LiveEventService: LivestreamOwner {
     /// Nobody is pinned in a live event: every publishing host, in the order they entered.
-    func livestreamLineup(roomId: String) async throws -> (pinned: [String], all: [String]) {
-        ([], try await Self.load(storage, roomId).event.hosts.map(\.userId))
+    func livestreamLineup(roomId: String) async throws -> LivestreamLineup {
+        let hosts = try await Self.load(storage, roomId).event.hosts
+        return LivestreamLineup(all: hosts.map(\.userId), cameraOff: Set(hosts.filter { !$0.isVideoOn }.map(\.userId)))
     }
 
     func livestreamEvent(roomId: String, _ info: LivestreamInfo) throws -> EventAppend {

@@ -55,7 +55,7 @@ extension DemoPage {
       connected: false, joined: false, kind: null, id: null, stream: null, role: null, mode: null,
       participantId: null, publishing: false, myFeed: null, feeds: {}, subscribed: {}, midToFeed: {},
       participants: {}, pins: {}, invitedBy: null, errors: [], mediaServerLost: 0, republished: 0, talking: [],
-      livestream: null, watching: false,
+      livestream: null, watching: false, livestreamLoads: 0, sharing: null,
     };
     let conn = null, token = null, pubPc = null, subPc = null, localStream = null, chain = Promise.resolve();
     const trackToFeed = {}, remoteStreams = {};
@@ -132,12 +132,7 @@ extension DemoPage {
     // from whatever plays it (readClock) on the same machine.
     const clockCells = 32, clockCell = 20, clockBand = 60;
     async function clockStream() {
-      const canvas = document.createElement('canvas');
-      canvas.width = 640;
-      canvas.height = 360;
-      const context = canvas.getContext('2d');
-      let frame = 0;
-      setInterval(() => {
+      const video = drawnStream(30, (context, frame) => {
         const now = Date.now() % 4294967296;
         context.fillStyle = '#404040';
         context.fillRect(0, 0, 640, 360);
@@ -146,10 +141,21 @@ extension DemoPage {
           context.fillRect(bit * clockCell, 0, clockCell, clockBand);
         }
         context.fillStyle = '#80c080';
-        context.fillRect((frame++ * 8) % 640, 200, 40, 40);
-      }, 33);
+        context.fillRect((frame * 8) % 640, 200, 40, 40);
+      });
       const microphone = await navigator.mediaDevices.getUserMedia({ audio: true });
-      return new MediaStream([...microphone.getAudioTracks(), ...canvas.captureStream(30).getVideoTracks()]);
+      return new MediaStream([...microphone.getAudioTracks(), ...video.getVideoTracks()]);
+    }
+
+    // A 640×360 canvas drawn `fps` times a second by draw(context, frame), as a stream.
+    function drawnStream(fps, draw) {
+      const canvas = document.createElement('canvas');
+      canvas.width = 640;
+      canvas.height = 360;
+      const context = canvas.getContext('2d');
+      let frame = 0;
+      setInterval(() => draw(context, frame++), 1000 / fps);
+      return canvas.captureStream(fps);
     }
 
     // The sender's clock as the livestream's current frame shows it, and how far behind
@@ -182,14 +188,45 @@ extension DemoPage {
       if (track) track.enabled = on;
       if (!pubPc) return;
       for (const transceiver of pubPc.getTransceivers()) {
+        if (transceiver.mid === state.sharing) continue;
         if (transceiver.receiver.track.kind === kind) await transceiver.sender.replaceTrack(on && track ? track : null);
       }
+    }
+
+    // Screen share: one more video track on the publisher's connection, renegotiated with
+    // its mid named in `shares`, so that the server tells it from the camera (the livestream
+    // shows it for a SHARE pin). With { fake: true } (a headless browser has no screen to
+    // pick) a drawn canvas of one colour stands in for the screen.
+    async function shareScreen(options = {}) {
+      if (!pubPc) throw new Error('share the screen while publishing');
+      if (state.sharing) return state.sharing;
+      const screen = options.fake ? fakeScreen(options.color || '#d02020') : await navigator.mediaDevices.getDisplayMedia({ video: true });
+      const transceiver = pubPc.addTransceiver(screen.getVideoTracks()[0], { direction: 'sendonly', streams: [screen] });
+      await pubPc.setLocalDescription(await pubPc.createOffer());
+      await gathered(pubPc);
+      const result = await conn.send('media.publish', {
+        stream: state.stream, jsep: { type: 'offer', sdp: pubPc.localDescription.sdp }, shares: [transceiver.mid],
+      });
+      await pubPc.setRemoteDescription(result.jsep);
+      state.sharing = transceiver.mid;
+      log(`sharing the screen as track ${transceiver.mid}`);
+      return state.sharing;
+    }
+
+    function fakeScreen(color) {
+      return drawnStream(15, (context, frame) => {
+        context.fillStyle = color;
+        context.fillRect(0, 0, 640, 360);
+        context.fillStyle = '#ffffff';
+        context.fillRect((frame * 8) % 640, 170, 8, 20);
+      });
     }
 
     function stopPublishing() {
       if (pubPc) pubPc.close();
       pubPc = null;
       state.publishing = false;
+      state.sharing = null;
       state.myFeed = null;
       removeVideo('local');
       if (localStream) localStream.getTracks().forEach((track) => track.stop());
@@ -281,6 +318,9 @@ extension DemoPage {
           state.feeds[data.feed.feedId] = data.feed;
           if (data.feed.participantId !== state.participantId) serial(() => subscribe([data.feed.feedId]));
           break;
+        case 'media.updated':
+          state.feeds[data.feed.feedId] = data.feed;
+          break;
         case 'media.unpublished':
           delete state.feeds[data.feed.feedId];
           if (data.reason === 'mediaServerLost') {
@@ -333,13 +373,17 @@ extension DemoPage {
     // MARK: The livestream
 
     // A SIGNALLING_ONLY viewer watches the livestream (HLS, played by the browser itself:
-    // Safari and Chromium do) while it runs; invited on stage, it switches to WebRTC.
+    // Safari and Chromium do) while it runs; invited on stage, it switches to WebRTC. While
+    // the server restarts its encoder (LIVESTREAM_STARTING with a reason) the player is left
+    // alone: the playlist goes on with the same numbering and the player follows it.
     function updateLivestream() {
       const video = $('livestream');
       const live = state.livestream;
-      const watch = state.joined && !canReceive() && live && live.status === 'LIVESTREAM_STARTED';
+      const running = live && (live.status === 'LIVESTREAM_STARTED' || (state.watching && live.status === 'LIVESTREAM_STARTING'));
+      const watch = state.joined && !canReceive() && running;
       if (watch && !state.watching) {
         state.watching = true;
+        state.livestreamLoads += 1;
         $('livestreamBox').hidden = false;
         video.muted = true;
         video.src = `${live.playlist}?token=${encodeURIComponent(token)}`;
@@ -358,7 +402,7 @@ extension DemoPage {
     function livestreamStats() {
       const video = $('livestream');
       const quality = video.getVideoPlaybackQuality ? video.getVideoPlaybackQuality() : { totalVideoFrames: 0 };
-      return { watching: state.watching, currentTime: video.currentTime, frames: quality.totalVideoFrames, width: video.videoWidth,
+      return { watching: state.watching, loads: state.livestreamLoads, currentTime: video.currentTime, frames: quality.totalVideoFrames, width: video.videoWidth,
                error: video.error ? video.error.message || String(video.error.code) : null };
     }
 
@@ -501,7 +545,7 @@ extension DemoPage {
 
     // What tests (and the console) use.
     window.demo = {
-      join, publish, stats, livestreamStats, readClock,
+      join, publish, shareScreen, stats, livestreamStats, readClock,
       state: () => JSON.parse(JSON.stringify(state)),
       send: (op, args) => conn.send(op, args),
       changeMode: (mode) => conn.send('meeting.changeMode', { meetingId: state.id, mode }),
@@ -509,8 +553,8 @@ extension DemoPage {
         meetingId: state.id, topic: 'HOSTREQUESTED', message: 'Request for mode change your mode',
         payload: { receiverId: participantId, senderName: state.participantId, senderId: state.participantId },
       }),
-      pin: (participantId) => conn.send(state.pins[participantId] && state.pins[participantId].cam ? 'meeting.unpin' : 'meeting.pin',
-        { meetingId: state.id, participantId, pinType: 'CAM' }),
+      pin: (participantId, pinType = 'CAM') => conn.send(state.pins[participantId] && state.pins[participantId].cam ? 'meeting.unpin' : 'meeting.pin',
+        { meetingId: state.id, participantId, pinType }),
       setMic: async (on) => { await setSending('audio', on); return conn.send('meeting.setMedia', { meetingId: state.id, micOn: on }); },
       // Stops or resumes sending a kind without a word to the server: Janus sees it stop or flow.
       setSending,

@@ -2,11 +2,16 @@ import GreenroomProtocol
 
 extension MeetingService: LivestreamOwner {
     /// Seed 001: the pinned participants are who appear on the livestream, in the order they
-    /// joined; with nobody pinned, every publisher.
-    func livestreamLineup(roomId: String) async throws -> (pinned: [String], all: [String]) {
+    /// joined (their camera, screen share or both, as pinned); with nobody pinned, every
+    /// publisher.
+    func livestreamLineup(roomId: String) async throws -> LivestreamLineup {
         let pins = try await Self.load(storage, roomId).meeting.pins
-        let joined = try await participants(roomId).map(\.participant.participantId)
-        return (joined.filter { pins[$0]?.isPinned == true }, joined)
+        let joined = try await participants(roomId).map(\.participant)
+        return LivestreamLineup(pinned: joined.compactMap { participant in
+                                    pins[participant.participantId].flatMap { $0.isPinned ? (participant.participantId, $0) : nil }
+                                },
+                                all: joined.map(\.participantId),
+                                cameraOff: Set(joined.filter { !$0.webcamOn }.map(\.participantId)))
     }
 
     func livestreamEvent(roomId: String, _ info: LivestreamInfo) throws -> EventAppend {
