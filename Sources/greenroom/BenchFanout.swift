@@ -18,25 +18,120 @@ struct BenchFanout: AsyncParsableCommand {
     @Option(help: "Events per request: above 1, each request is a batch to POST /v1/events (one commit).") var batch: Int = 1
     @OptionGroup var options: BenchOptions
 
+    @Option(help: "Measure a peer the same way in the same run, after Greenroom: nats (nats-server's WebSocket listener; subscribers as here, PUBs over TCP).") var peer: String?
+    @Option(name: .customLong("nats-server"), help: "The nats-server for --peer nats (else on PATH).") var natsServer: String?
+
     func run() async throws {
         guard subscribers > 0, messages > 0, rate > 0, payload >= 0, publishers > 0, (1...500).contains(batch) else {
             throw ValidationError("sizes must be positive, and a batch 1–500 events")
         }
+        var natsProgram: String?
+        if let peer {
+            guard peer == "nats" else { throw ValidationError("--peer takes nats") }
+            guard let program = NATSPeer.find(natsServer) else { throw ValidationError("--peer nats needs nats-server on PATH, or --nats-server") }
+            natsProgram = program
+        }
         let target = try await BenchTarget.start(options)
         defer { target.stop() }
+        var figures = try await measureGreenroom(target)
+        var lost = figures["lost"]?.numberValue ?? 0
+        if let natsProgram {
+            let nats = try await NATSPeer.start(natsProgram)
+            defer { nats.stop() }
+            let peerFigures = try await measureNATS(nats)
+            lost += peerFigures["lost"]?.numberValue ?? 0
+            figures["nats"] = .dictionary(peerFigures)
+            if let ours = figures["latencyP99Ms"]?.numberValue, let theirs = peerFigures["latencyP99Ms"]?.numberValue, theirs > 0 {
+                figures["p99RatioToNats"] = BenchReport.rounded(ours / theirs, 2)
+            }
+        }
+        try BenchReport.figures(figures)
+        if lost > 0 { throw ExitCode(2) }
+    }
+
+    /// Greenroom: subscribers on an app stream, events published over REST.
+    private func measureGreenroom(_ target: BenchTarget) async throws -> [String: RawJSON] {
         let stream = "app:fanout-\(UUID().uuidString.prefix(8))"
+        BenchReport.progress("connecting \(subscribers) subscribers to \(target.baseURL.absoluteString)")
+        var issued: [String] = []
+        for index in 0..<subscribers { issued.append(try await target.token("bench-sub-\(index)")) }
+        let tokens = issued
+        let pad = RawJSON.string(String(repeating: "x", count: payload))
+        var connections: [BenchPublisher] = []
+        let path = "/v1/streams/\(stream)/events"
+        let (batch, messages) = (batch, messages)
+        var figures = try await measure(
+            subscribe: { index, ready, deadline in
+                try await BenchSubscriber(url: target.webSocketURL, token: tokens[index], stream: stream)
+                    .run(expected: messages, ready: ready, deadline: deadline)
+            },
+            connect: {
+                for _ in 0..<publishers { connections.append(try await BenchPublisher.connect(to: target.baseURL, apiKey: target.apiKey)) }
+                return connections.map { publisher in
+                    { @Sendable index, count in
+                        let status = try await publisher.post(batch == 1 ? path : "/v1/events") {
+                            // Stamped as the request is written.
+                            let data: RawJSON = ["t": .number(Date().timeIntervalSince1970), "pad": pad]
+                            let body: RawJSON = batch == 1 ? ["type": "bench", "data": data]
+                                : ["events": .array(Array(repeating: ["stream": .string(stream), "type": "bench", "data": data], count: count))]
+                            return (try? body.jsonBytes()) ?? []
+                        }
+                        if status != 201 { BenchReport.progress("publish \(index) answered \(status)") }
+                    }
+                }
+            },
+            close: { for publisher in connections { await publisher.close() } },
+            cpuSeconds: { target.cpuSeconds })
+        if let peak = target.memory(peak: true) { figures["serverPeakMemoryMB"] = BenchReport.rounded(Double(peak) / 1_048_576, 1) }
+        return figures
+    }
+
+    /// NATS: the same subscribers over its WebSocket listener, `PUB`s over TCP (one event
+    /// each, whatever `--batch`).
+    private func measureNATS(_ nats: NATSPeer) async throws -> [String: RawJSON] {
+        BenchReport.progress("the peer: connecting \(subscribers) subscribers to nats-server at \(nats.webSocketURL)")
+        let pad = String(repeating: "x", count: payload)
+        var connections: [NATSPublisher] = []
+        let messages = messages
+        var figures = try await measure(
+            subscribe: { _, ready, deadline in try await nats.subscribe(expected: messages, ready: ready, deadline: deadline) },
+            connect: {
+                for _ in 0..<publishers { connections.append(try await NATSPublisher.connect(port: nats.port)) }
+                return connections.map { publisher in
+                    { @Sendable index, count in
+                        for offset in index..<(index + count) {
+                            try await publisher.publish {
+                                Array(#"{"offset":\#(offset),"t":\#(Date().timeIntervalSince1970),"pad":"\#(pad)"}"#.utf8)
+                            }
+                        }
+                    }
+                }
+            },
+            close: { for publisher in connections { await publisher.close() } },
+            cpuSeconds: { nats.cpuSeconds },
+            batch: 1)
+        figures["server"] = "nats-server"
+        if let peak = nats.peakMemory { figures["serverPeakMemoryMB"] = BenchReport.rounded(Double(peak) / 1_048_576, 1) }
+        return figures
+    }
+
+    /// Connects the subscribers, publishes `messages` events at `rate` from the publishers
+    /// (each sends `index, count`: the events from `index` on, one request), waits for the
+    /// subscribers; returns the figures.
+    private func measure(
+        subscribe: @escaping @Sendable (_ index: Int, _ ready: Tally, _ deadline: ContinuousClock.Instant) async throws -> BenchSubscriber.Result,
+        connect: () async throws -> [@Sendable (_ index: Int, _ count: Int) async throws -> Void],
+        close: () async -> Void,
+        cpuSeconds: () -> Double?,
+        batch: Int? = nil
+    ) async throws -> [String: RawJSON] {
+        let (subscribers, messages, rate, batch) = (subscribers, messages, rate, batch ?? self.batch)
         let ready = Tally()
         let deadline = ContinuousClock.now + .seconds(Double(messages) / rate + 60)
-        BenchReport.progress("connecting \(subscribers) subscribers to \(target.baseURL.absoluteString)")
-        var tokens: [String] = []
-        for index in 0..<subscribers { tokens.append(try await target.token("bench-sub-\(index)")) }
         let results = Task {
             try await withThrowingTaskGroup(of: BenchSubscriber.Result.self) { group in
-                for token in tokens {
-                    group.addTask {
-                        try await BenchSubscriber(url: target.webSocketURL, token: token, stream: stream)
-                            .run(expected: messages, ready: ready, deadline: deadline)
-                    }
+                for index in 0..<subscribers {
+                    group.addTask { try await subscribe(index, ready, deadline) }
                 }
                 var all: [BenchSubscriber.Result] = []
                 for try await result in group { all.append(result) }
@@ -48,15 +143,12 @@ struct BenchFanout: AsyncParsableCommand {
             try await Task.sleep(for: .milliseconds(50))
         }
         BenchReport.progress("\(ready.value) subscribed; publishing \(messages) events at \(rate)/s")
-        let cpuBefore = target.cpuSeconds
-        let pad = RawJSON.string(String(repeating: "x", count: payload))
-        var connections: [BenchPublisher] = []
-        for _ in 0..<publishers { connections.append(try await BenchPublisher.connect(to: target.baseURL, apiKey: target.apiKey)) }
-        let path = "/v1/streams/\(stream)/events"
+        let cpuBefore = cpuSeconds()
+        let senders = try await connect()
         let start = Date()
         let next = Tally()
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for publisher in connections {
+            for send in senders {
                 group.addTask {
                     while true {
                         let last = next.add(batch)
@@ -66,25 +158,18 @@ struct BenchFanout: AsyncParsableCommand {
                         let due = start.addingTimeInterval(Double(index - 1) / rate)
                         let wait = due.timeIntervalSinceNow
                         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
-                        let status = try await publisher.post(batch == 1 ? path : "/v1/events") {
-                            // Stamped as the request is written.
-                            let data: RawJSON = ["t": .number(Date().timeIntervalSince1970), "pad": pad]
-                            let body: RawJSON = batch == 1 ? ["type": "bench", "data": data]
-                                : ["events": .array(Array(repeating: ["stream": .string(stream), "type": "bench", "data": data], count: count))]
-                            return (try? body.jsonBytes()) ?? []
-                        }
-                        if status != 201 { BenchReport.progress("publish \(index) answered \(status)") }
+                        try await send(index, count)
                         if (index - 1) / max(messages / 10, 1) != (index + count - 1) / max(messages / 10, 1) { BenchReport.progress("published \(index + count - 1)") }
                     }
                 }
             }
             try await group.waitForAll()
         }
-        for publisher in connections { await publisher.close() }
+        await close()
         let publishSeconds = Date().timeIntervalSince(start)
         let all = try await results.value
         let elapsed = Date().timeIntervalSince(start)
-        let cpuAfter = target.cpuSeconds
+        let cpuAfter = cpuSeconds()
         var delivered = 0, duplicates = 0, outOfOrder = 0
         // Latencies in microseconds, up to two minutes, to three significant digits.
         var latencies = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
@@ -117,8 +202,6 @@ struct BenchFanout: AsyncParsableCommand {
             figures["serverCpuMicrosecondsPerDelivery"] = BenchReport.rounded((after - before) / Double(delivered) * 1_000_000, 2)
             figures["serverCpuSeconds"] = BenchReport.rounded(after - before)
         }
-        if let peak = target.memory(peak: true) { figures["serverPeakMemoryMB"] = BenchReport.rounded(Double(peak) / 1_048_576, 1) }
-        try BenchReport.figures(figures)
-        if delivered < subscribers * messages { throw ExitCode(2) }
+        return figures
     }
 }

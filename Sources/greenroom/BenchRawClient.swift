@@ -145,7 +145,7 @@ class RawClientHandler: ChannelInboundHandler {
 
     /// The upgrade was accepted: start talking.
     func didUpgrade(_ context: ChannelHandlerContext) {}
-    /// One text frame from the server.
+    /// One text (or binary) frame from the server.
     func didReceive(text: ByteBufferView, _ context: ChannelHandlerContext) {}
     /// Reports the result; `error` is set when the client could not do its work.
     func report(error: (any Error)?) {}
@@ -222,7 +222,7 @@ class RawClientHandler: ChannelInboundHandler {
             let payload = buffer.getSlice(at: start + header, length: length)!
             buffer.moveReaderIndex(forwardBy: header + length)
             switch first & 0x0f {
-            case 1: didReceive(text: payload.readableBytesView, context)
+            case 1, 2: didReceive(text: payload.readableBytesView, context)   // NATS sends binary frames
             case 8: finish(context)
             case 9: send(BenchRawClient.maskedFrame(opcode: 10, payload: Array(payload.readableBytesView)), context)
             default: break

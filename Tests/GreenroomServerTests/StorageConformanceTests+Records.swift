@@ -101,6 +101,44 @@ extension StorageConformanceTests {
         }
     }
 
+    @Test("write batches: a step sees what earlier steps wrote (read, listed, counted); a step that failed after its writes were sent leaves them unsent and the earlier ones stored; a record put and deleted in one batch is gone", arguments: Backend.allCases)
+    func writesSeenAndUndone(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            struct Refused: Error {}
+            let list = RecordQuery(kind: "k", scope: "s", limit: 10)
+            let outcomes = try await storage.write([
+                WriteStep { tx in
+                    try await tx.put(Record(kind: "k", scope: "s", id: "a", sort: 1, data: "a1"))
+                    _ = try await tx.append([EventAppend(stream: "app:d", type: "t", data: 1)])
+                },
+                WriteStep { tx in
+                    #expect(try await tx.record(kind: "k", scope: "s", id: "a")?.data == "a1")
+                    try await tx.put(Record(kind: "k", scope: "s", id: "a", sort: 1, data: "a2"))
+                    try await tx.put(Record(kind: "k", scope: "s", id: "b", sort: 2, data: "b2"))
+                    _ = try await tx.append([EventAppend(stream: "app:d", type: "t", data: 2)])
+                    // A list sees the writes before it (on PostgreSQL it sends them first).
+                    #expect(try await tx.records(list).map(\.data) == ["a2", "b2"])
+                    #expect(try await tx.countRecords(list) == 2)
+                    throw Refused()
+                },
+                WriteStep { tx in
+                    #expect(try await tx.record(kind: "k", scope: "s", id: "a")?.data == "a1")
+                    #expect(try await tx.record(kind: "k", scope: "s", id: "b") == nil)
+                    #expect(try await tx.records(list).map(\.data) == ["a1"])
+                    try await tx.put(Record(kind: "k", scope: "s", id: "c", sort: 3, data: "c3"))
+                    #expect(try await tx.deleteRecord(kind: "k", scope: "s", id: "c"), "a record put in the batch existed")
+                    #expect(try await !tx.insert(Record(kind: "k", scope: "s", id: "a", data: "again")))
+                    _ = try await tx.append([EventAppend(stream: "app:d", type: "t", data: 3)])
+                },
+            ], retentionCount: 100)
+            if case .failure(let error) = outcomes[1] { #expect(error is Refused) } else { Issue.record("the failing step succeeded") }
+            #expect((try? outcomes[2].get())?.map(\.offset) == [2])
+            #expect(try await storage.records(list).map(\.data) == ["a1"])
+            #expect(try await storage.readEvents(stream: "app:d", after: 0, limit: 10).map(\.data) == [1, 3])
+            #expect(try await storage.streamInfo("app:d").head == 2)
+        }
+    }
+
     @Test("transactions on 2 nodes: 40 concurrent read-modify-writes of one record lose nothing", arguments: Backend.allCases)
     func recordTransactions(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, database in
@@ -124,6 +162,41 @@ extension StorageConformanceTests {
             let events = try await storage.readEvents(stream: "app:counter", after: 0, limit: 100)
             #expect(events.map(\.offset) == Array(1...40))
             #expect(events.map { $0.data.numberValue ?? 0 } == (1...40).map(Double.init))
+            try await second.close()
+        }
+    }
+
+    @Test("prefetched reads: records a step names are read for the batch beforehand, locked like its own reads (40 read-modify-writes on 2 nodes lose nothing); one found missing can be inserted and is then seen; streams named beforehand are locked as appends lock them", arguments: Backend.allCases)
+    func prefetchedReads(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, database in
+            let second = try await database.open()
+            let nodes = [storage, second]
+            try await storage.transact(retentionCount: 100) { tx in try await tx.put(Record(kind: "counter", id: "p", data: "0")) }
+            let counter = RecordKey(kind: "counter", id: "p")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<40 {
+                    let node = nodes[index % 2]
+                    let marker = RecordKey(kind: "marker", scope: "p", id: "m\(index)")
+                    group.addTask {
+                        let outcomes = try await node.write([WriteStep(prefetch: [counter, marker], streams: ["app:prefetched"]) { tx in
+                            let value = Int(try await tx.record(kind: "counter", scope: "", id: "p")?.data ?? "0") ?? 0
+                            try await tx.put(Record(kind: "counter", id: "p", data: String(value + 1)))
+                            #expect(try await tx.record(kind: "marker", scope: "p", id: marker.id) == nil)
+                            #expect(try await tx.insert(Record(kind: "marker", scope: "p", id: marker.id, data: "\(value + 1)")))
+                            #expect(try await tx.record(kind: "marker", scope: "p", id: marker.id)?.data == "\(value + 1)")
+                            _ = try await tx.append([EventAppend(stream: "app:prefetched", type: "t", data: .number(Double(value + 1)))])
+                        }], retentionCount: 100)
+                        _ = try outcomes[0].get()
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await storage.record(kind: "counter", scope: "", id: "p")?.data == "40")
+            let markers = try await storage.records(RecordQuery(kind: "marker", scope: "p", limit: 100))
+            #expect(Set(markers.map(\.data)) == Set((1...40).map(String.init)))
+            let events = try await storage.readEvents(stream: "app:prefetched", after: 0, limit: 100)
+            #expect(events.map(\.offset) == Array(1...40) && events.map { $0.data.numberValue ?? 0 } == (1...40).map(Double.init),
+                    "streams locked beforehand: offsets gapless, in the order of the counter")
             try await second.close()
         }
     }

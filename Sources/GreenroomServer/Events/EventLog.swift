@@ -66,10 +66,13 @@ final class EventLog: Service, Sendable {
 
     /// Runs `body` atomically (its record changes and appends commit together or not at
     /// all); returns once it is durable and its events are handed to local subscribers.
-    func transact<T: Sendable>(_ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
+    /// `prefetch` names records `body` will read, `streams` the streams it will append to
+    /// (see ``WriteStep/prefetch``).
+    func transact<T: Sendable>(prefetch: [RecordKey] = [], streams: [String] = [],
+                               _ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
         let result = StepResult<T>()
         let faults = faults, outbox = outbox
-        try await enqueue(WriteStep { transaction in
+        try await enqueue(WriteStep(prefetch: prefetch, streams: streams) { transaction in
             var transaction = outbox.wrap(transaction)
             if faults.isArmed { transaction = faults.wrap(transaction) }
             result.set(try await body(transaction))

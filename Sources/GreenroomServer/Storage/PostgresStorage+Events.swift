@@ -17,11 +17,12 @@ extension PostgresStorage {
     /// Creates the stream row if needed and locks it for the transaction.
     func lockStream(_ name: String, on connection: PostgresConnection) async throws -> StreamInfo {
         let epoch = Secrets.randomHex(bytes: 4)
-        try await connection.query(
-            "INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(name), \(epoch), 0, 0) ON CONFLICT (name) DO NOTHING",
-            logger: logger)
-        let rows = try await connection.query(
-            "SELECT epoch, head, trimmed FROM streams WHERE name = \(name) FOR UPDATE", logger: logger).collect()
+        // One statement: the row made when new, else locked by the no-op update (which
+        // returns it as it is).
+        let rows = try await connection.query("""
+            INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(name), \(epoch), 0, 0)
+            ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING epoch, head, trimmed
+            """, logger: logger).collect()
         guard let row = rows.first else { throw GreenroomServerError.storage("stream \(name) vanished") }
         let (rowEpoch, head, trimmed) = try row.decode((String, Int64, Int64).self)
         return StreamInfo(epoch: rowEpoch, head: UInt64(head), trimmed: UInt64(trimmed))

@@ -9,12 +9,41 @@ public struct WriteStep: Sendable {
     public var isolated: Bool
     /// The work.
     public var body: @Sendable (any StorageTransaction) async throws -> Void
+    /// Records the step will read, which a backend may read for the whole batch at once
+    /// beforehand (PostgreSQL does: one statement instead of a round trip per read).
+    public var prefetch: [RecordKey]
+    /// Streams the step will append to, which a backend may lock for the whole batch at
+    /// once beforehand (PostgreSQL does).
+    public var streams: [String]
 
     /// Makes a step.
-    public init(isolated: Bool = true, _ body: @escaping @Sendable (any StorageTransaction) async throws -> Void) {
+    public init(isolated: Bool = true, prefetch: [RecordKey] = [], streams: [String] = [],
+                _ body: @escaping @Sendable (any StorageTransaction) async throws -> Void) {
         self.isolated = isolated
+        self.prefetch = prefetch
+        self.streams = streams
         self.body = body
     }
+}
+
+/// A record's kind, scope and id.
+public struct RecordKey: Hashable, Sendable, Comparable {
+    /// The record's kind.
+    public var kind: String
+    /// Its scope.
+    public var scope: String
+    /// Its id.
+    public var id: String
+
+    /// Makes a key.
+    public init(kind: String, scope: String = "", id: String) {
+        self.kind = kind
+        self.scope = scope
+        self.id = id
+    }
+
+    /// Orders keys as the records' primary key does.
+    public static func < (a: RecordKey, b: RecordKey) -> Bool { (a.kind, a.scope, a.id) < (b.kind, b.scope, b.id) }
 }
 
 /// What a committed step did: the new events it appended (to publish), or its error.

@@ -10,10 +10,13 @@ extension ChatService {
             throw GreenroomError(.invalidParameterValue, "idempotencyKey must be 1–\(Limits.maxKeyLength) characters")
         }
         let id = args.channelId
-        return try await events.transact { transaction in
+        let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
+        var reads = [RecordKey(kind: ChannelRecord.recordKind, id: id.rawValue),
+                     RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender)]
+        if let keyId { reads.append(RecordKey(kind: MessageKeyRecord.recordKind, scope: id.rawValue, id: keyId)) }
+        return try await events.transact(prefetch: reads, streams: [id.stream]) { transaction in
             var record = try await Self.channel(transaction, id)
             try await Self.requireJoined(transaction, id, sender)
-            let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
             if let keyId, let earlier = try await transaction.load(MessageKeyRecord.self, scope: id.rawValue, id: keyId),
                let stored = try await transaction.load(MessageRecord.self, scope: id.rawValue, id: earlier.messageId) {
                 return stored.message

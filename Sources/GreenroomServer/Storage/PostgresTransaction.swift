@@ -1,0 +1,140 @@
+import Foundation
+import GreenroomProtocol
+import PostgresNIO
+
+/// A write transaction on one pooled PostgreSQL connection; single records it reads are
+/// locked (`FOR UPDATE`) until it ends, so concurrent changes on other nodes wait. Record
+/// writes, events and notifications are held back and sent together (``DeferredWrites``).
+final class PostgresTransaction: StorageTransaction {
+    let storage: PostgresStorage
+    let connection: PostgresConnection
+    let batch = BatchState()
+    let deferred = DeferredWrites()
+
+    init(storage: PostgresStorage, connection: PostgresConnection) {
+        self.storage = storage
+        self.connection = connection
+    }
+
+    func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await raceAware { try await self.connection.query(query, logger: self.storage.logger).collect() }
+    }
+
+    /// Runs `body`, turning PostgreSQL's deadlock and serialization failures into
+    /// ``StorageRaceLost`` so that the batch is retried.
+    private func raceAware<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as PSQLError {
+            if let state = error.serverInfo?[.sqlState], state == "40P01" || state == "40001" {
+                storage.logger.info("a write batch lost a race with another node (\(state)); retrying")
+                throw StorageRaceLost()
+            }
+            throw error
+        }
+    }
+
+    /// The record: as this transaction read or wrote it, else read and locked.
+    func record(kind: String, scope: String, id: String) async throws -> Record? {
+        if let known = deferred.known(DeferredWrites.Key(kind, scope, id)) { return known.record }
+        let found = try await run(PostgresStorage.recordQuery(kind: kind, scope: scope, id: id, lock: true)).first.map(PostgresStorage.decodeRecord)
+        if let found { deferred.remember(read: found) }
+        return found
+    }
+
+    func records(_ query: RecordQuery) async throws -> [Record] {
+        try await flush()
+        return try await run(PostgresStorage.listQuery(query)).map(PostgresStorage.decodeRecord)
+    }
+
+    func countRecords(_ query: RecordQuery) async throws -> Int {
+        try await flush()
+        return try await run(PostgresStorage.countQuery(query)).first?.decode(Int.self) ?? 0
+    }
+
+    func put(_ record: Record) async throws {
+        deferred.write(record)
+    }
+
+    func insert(_ record: Record) async throws -> Bool {
+        if deferred.known(DeferredWrites.Key(record))?.record != nil { return false }
+        let rows = try await change("""
+            INSERT INTO records (kind, scope, id, sort, tag, data)
+            VALUES (\(record.kind), \(record.scope), \(record.id), \(record.sort), \(record.tag), \(record.data))
+            ON CONFLICT DO NOTHING RETURNING id
+            """)
+        if !rows.isEmpty { deferred.remember(read: record) }
+        return !rows.isEmpty
+    }
+
+    func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
+        let unsent = deferred.forget(DeferredWrites.Key(kind, scope, id))
+        let deleted = !(try await change("DELETE FROM records WHERE kind = \(kind) AND scope = \(scope) AND id = \(id) RETURNING id")).isEmpty
+        return deleted || unsent
+    }
+
+    func deleteRecords(kind: String, scope: String) async throws -> Int {
+        try await flush()
+        let count = try await change("DELETE FROM records WHERE kind = \(kind) AND scope = \(scope) RETURNING id").count
+        deferred.forgetAll(kind: kind, scope: scope)
+        return count
+    }
+
+    func lock(stream: String) async throws {
+        try await batch.lock(stream) { name in try await self.lockStream(name) }
+    }
+
+    /// Creates the stream's row when new and locks it. No savepoint is needed: a stream's
+    /// row, made here with nothing in it, is what reading a new stream makes too.
+    private func lockStream(_ name: String) async throws -> StreamInfo {
+        try await raceAware { try await self.storage.lockStream(name, on: self.connection) }
+    }
+
+    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try await run(PostgresStorage.presenceEntryQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
+    }
+
+    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+        try await run(PostgresStorage.presenceCountQuery(stream: stream, clientIdPrefix: prefix)).first?.decode(Int.self) ?? 0
+    }
+
+    func presence(stream: String) async throws -> [PresenceEntry] {
+        try await run(PostgresStorage.presenceQuery(stream: stream)).map(PostgresStorage.decodePresence)
+    }
+
+    func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+        try await change(try PostgresStorage.putPresenceQuery(entry)).first?.decode(Bool.self) ?? false
+    }
+
+    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+        try await change(PostgresStorage.removePresenceQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
+    }
+
+    func user(id: String) async throws -> User? {
+        try await run(PostgresStorage.userQuery(id: id, lock: true)).first.map(PostgresStorage.decodeUser)
+    }
+
+    func insertUser(_ user: User) async throws -> Bool {
+        !(try await change(try PostgresStorage.insertUserQuery(user))).isEmpty
+    }
+
+    func saveUser(_ user: User) async throws {
+        _ = try await change(try PostgresStorage.saveUserQuery(user))
+    }
+
+    func deleteUser(id: String) async throws -> Bool {
+        !(try await change("DELETE FROM users WHERE id = \(id) RETURNING id")).isEmpty
+    }
+
+    func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
+        try await batch.append(appends) { name in
+            try await self.lockStream(name)
+        } findKey: { stream, key, epoch in
+            try await self.flush()   // a key appended earlier in the batch is found
+            let rows = try await self.run("SELECT seq, type, data, at, audience, revokes FROM events WHERE stream = \(stream) AND idem_key = \(key)")
+            return try rows.first.map { try PostgresStorage.decodeEvent($0, stream: stream, epoch: epoch) }
+        } insert: { event, key in
+            self.deferred.deferEvent(event, key: key)
+        }
+    }
+}
