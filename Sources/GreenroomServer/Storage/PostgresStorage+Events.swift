@@ -14,18 +14,21 @@ extension PostgresStorage {
         return (try? RawJSON(encoding: ["stream": .string(event.stream), "offset": .number(Double(event.offset))] as RawJSON).jsonString()) ?? ""
     }
 
-    /// Creates the stream row if needed and locks it for the transaction.
-    func lockStream(_ name: String, on connection: PostgresConnection) async throws -> StreamInfo {
-        let epoch = Secrets.randomHex(bytes: 4)
-        // One statement: the row made when new, else locked by the no-op update (which
-        // returns it as it is).
+    /// Creates the streams' rows where needed and locks them for the transaction, in the
+    /// order given, in one statement: a row made when new, else locked by the no-op update
+    /// (which returns it as it is).
+    func lockStreams(_ names: [String], on connection: PostgresConnection) async throws -> [(name: String, info: StreamInfo)] {
+        let epochs = names.map { _ in Secrets.randomHex(bytes: 4) }
         let rows = try await connection.query("""
-            INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(name), \(epoch), 0, 0)
-            ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING epoch, head, trimmed
+            INSERT INTO streams (name, epoch, head, trimmed)
+            SELECT name, epoch, 0, 0 FROM unnest(\(names)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
+            ORDER BY position
+            ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING name, epoch, head, trimmed
             """, logger: logger).collect()
-        guard let row = rows.first else { throw GreenroomServerError.storage("stream \(name) vanished") }
-        let (rowEpoch, head, trimmed) = try row.decode((String, Int64, Int64).self)
-        return StreamInfo(epoch: rowEpoch, head: UInt64(head), trimmed: UInt64(trimmed))
+        return try rows.map { row in
+            let (name, epoch, head, trimmed) = try row.decode((String, String, Int64, Int64).self)
+            return (name, StreamInfo(epoch: epoch, head: UInt64(head), trimmed: UInt64(trimmed)))
+        }
     }
 
     static func decodeEvent(_ row: PostgresRow, stream: String, epoch: String) throws -> StreamEvent {

@@ -22,22 +22,6 @@ import PostgresNIO
 /// With it `bench store` (64 in flight) stores 1,899–2,298 messages a second, 8–9× as many,
 /// and 3,238 with 256 in flight (BENCHMARKS.md).
 final class DeferredWrites: Sendable {
-    struct Key: Hashable, Comparable {
-        var kind: String
-        var scope: String
-        var id: String
-
-        init(_ kind: String, _ scope: String, _ id: String) {
-            self.kind = kind
-            self.scope = scope
-            self.id = id
-        }
-
-        init(_ record: Record) { self.init(record.kind, record.scope, record.id) }
-
-        static func < (a: Key, b: Key) -> Bool { (a.kind, a.scope, a.id) < (b.kind, b.scope, b.id) }
-    }
-
     /// A record as the transaction knows it: read (and locked) from the database, found
     /// missing by the batch's prefetch, or written and not sent yet.
     enum Entry {
@@ -54,26 +38,26 @@ final class DeferredWrites: Sendable {
     }
 
     struct State {
-        var records: [Key: Entry] = [:]
+        var records: [RecordKey: Entry] = [:]
         var events: [(event: StreamEvent, key: String?)] = []
         /// The current step's savepoint: its name, and whether it was sent.
         var savepoint: (name: String, sent: Bool)?
         /// What the transaction knew when the current step began.
-        var atStepStart: (records: [Key: Entry], events: [(event: StreamEvent, key: String?)])?
+        var atStepStart: (records: [RecordKey: Entry], events: [(event: StreamEvent, key: String?)])?
     }
 
     let state = Locked(State())
 
     /// The record as the transaction has it, if it read, prefetched or wrote it.
-    func known(_ key: Key) -> Entry? { state.withLock { $0.records[key] } }
+    func known(_ key: RecordKey) -> Entry? { state.withLock { $0.records[key] } }
 
-    func remember(read record: Record) { state.withLock { $0.records[Key(record)] = .read(record) } }
-    func remember(absent key: Key) { state.withLock { $0.records[key] = .absent } }
-    func write(_ record: Record) { state.withLock { $0.records[Key(record)] = .written(record) } }
+    func remember(read record: Record) { state.withLock { $0.records[RecordKey(record)] = .read(record) } }
+    func remember(absent key: RecordKey) { state.withLock { $0.records[key] = .absent } }
+    func write(_ record: Record) { state.withLock { $0.records[RecordKey(record)] = .written(record) } }
     func deferEvent(_ event: StreamEvent, key: String?) { state.withLock { $0.events.append((event, key)) } }
 
     /// Forgets a record; returns whether it was written and not sent.
-    func forget(_ key: Key) -> Bool {
+    func forget(_ key: RecordKey) -> Bool {
         state.withLock { state in
             guard case .written = state.records.removeValue(forKey: key) else { return false }
             return true
@@ -98,7 +82,7 @@ final class DeferredWrites: Sendable {
             }
             let events = state.events
             state.events = []
-            return (records.sorted { Key($0) < Key($1) }, events)
+            return (records.sorted { RecordKey($0) < RecordKey($1) }, events)
         }
     }
 
@@ -154,17 +138,9 @@ extension PostgresTransaction {
     /// in name order, in one statement.
     func lockStreams(_ names: Set<String>) async throws {
         guard !names.isEmpty else { return }
-        let sorted = names.sorted()
-        let epochs = sorted.map { _ in Secrets.randomHex(bytes: 4) }
-        let rows = try await run("""
-            INSERT INTO streams (name, epoch, head, trimmed)
-            SELECT name, epoch, 0, 0 FROM unnest(\(sorted)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
-            ORDER BY position
-            ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING name, epoch, head, trimmed
-            """)
-        for row in rows {
-            let (name, epoch, head, trimmed) = try row.decode((String, String, Int64, Int64).self)
-            try await batch.lock(name) { _ in StreamInfo(epoch: epoch, head: UInt64(head), trimmed: UInt64(trimmed)) }
+        let locked = try await raceAware { try await self.storage.lockStreams(names.sorted(), on: self.connection) }
+        for (name, info) in locked {
+            try await batch.lock(name) { _ in info }
         }
     }
 
@@ -181,11 +157,11 @@ extension PostgresTransaction {
                   ON r.kind = k.kind COLLATE "C" AND r.scope = k.scope COLLATE "C" AND r.id = k.id COLLATE "C"
                 ORDER BY r.kind, r.scope, r.id FOR UPDATE OF r
                 """)
-            var missing = Set(chunk.map { DeferredWrites.Key($0.kind, $0.scope, $0.id) })
+            var missing = Set(chunk)
             for row in rows {
                 let record = try PostgresStorage.decodeRecord(row)
                 deferred.remember(read: record)
-                missing.remove(DeferredWrites.Key(record))
+                missing.remove(RecordKey(record))
             }
             for key in missing { deferred.remember(absent: key) }
         }

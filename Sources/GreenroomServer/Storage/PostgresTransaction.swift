@@ -22,7 +22,7 @@ final class PostgresTransaction: StorageTransaction {
 
     /// Runs `body`, turning PostgreSQL's deadlock and serialization failures into
     /// ``StorageRaceLost`` so that the batch is retried.
-    private func raceAware<T>(_ body: () async throws -> T) async throws -> T {
+    func raceAware<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PSQLError {
@@ -36,7 +36,7 @@ final class PostgresTransaction: StorageTransaction {
 
     /// The record: as this transaction read or wrote it, else read and locked.
     func record(kind: String, scope: String, id: String) async throws -> Record? {
-        if let known = deferred.known(DeferredWrites.Key(kind, scope, id)) { return known.record }
+        if let known = deferred.known(RecordKey(kind: kind, scope: scope, id: id)) { return known.record }
         let found = try await run(PostgresStorage.recordQuery(kind: kind, scope: scope, id: id, lock: true)).first.map(PostgresStorage.decodeRecord)
         if let found { deferred.remember(read: found) }
         return found
@@ -57,7 +57,7 @@ final class PostgresTransaction: StorageTransaction {
     }
 
     func insert(_ record: Record) async throws -> Bool {
-        if deferred.known(DeferredWrites.Key(record))?.record != nil { return false }
+        if deferred.known(RecordKey(record))?.record != nil { return false }
         let rows = try await change("""
             INSERT INTO records (kind, scope, id, sort, tag, data)
             VALUES (\(record.kind), \(record.scope), \(record.id), \(record.sort), \(record.tag), \(record.data))
@@ -68,7 +68,7 @@ final class PostgresTransaction: StorageTransaction {
     }
 
     func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
-        let unsent = deferred.forget(DeferredWrites.Key(kind, scope, id))
+        let unsent = deferred.forget(RecordKey(kind: kind, scope: scope, id: id))
         let deleted = !(try await change("DELETE FROM records WHERE kind = \(kind) AND scope = \(scope) AND id = \(id) RETURNING id")).isEmpty
         return deleted || unsent
     }
@@ -87,7 +87,10 @@ final class PostgresTransaction: StorageTransaction {
     /// Creates the stream's row when new and locks it. No savepoint is needed: a stream's
     /// row, made here with nothing in it, is what reading a new stream makes too.
     private func lockStream(_ name: String) async throws -> StreamInfo {
-        try await raceAware { try await self.storage.lockStream(name, on: self.connection) }
+        guard let info = try await raceAware({ try await self.storage.lockStreams([name], on: self.connection) }).first?.info else {
+            throw GreenroomServerError.storage("stream \(name) vanished")
+        }
+        return info
     }
 
     func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {

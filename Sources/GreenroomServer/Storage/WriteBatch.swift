@@ -42,6 +42,9 @@ public struct RecordKey: Hashable, Sendable, Comparable {
         self.id = id
     }
 
+    /// The key of `record`.
+    public init(_ record: Record) { self.init(kind: record.kind, scope: record.scope, id: record.id) }
+
     /// Orders keys as the records' primary key does.
     public static func < (a: RecordKey, b: RecordKey) -> Bool { (a.kind, a.scope, a.id) < (b.kind, b.scope, b.id) }
 }
