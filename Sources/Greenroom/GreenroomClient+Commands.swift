@@ -82,6 +82,20 @@ extension GreenroomClient {
         }
     }
 
+    /// Publishes an event to an app stream (`app:NAME`) that the token grants publication of
+    /// (`publish:app:NAME` or `publish:app:*`); every subscriber of the stream receives it.
+    ///
+    /// The reply comes once the event is stored durably. The server sets the data's
+    /// `publishedBy` to this client's user. With an `idempotencyKey`, a retry after
+    /// `connectionLost` stores nothing new and returns the first event (`duplicate`).
+    /// Refusals: `permissionDenied` (not granted, or not an app stream),
+    /// `invalidParameterValue`, `payloadTooLarge`.
+    @discardableResult
+    public func publish(to stream: String, type: String? = nil, data: [String: RawJSON],
+                        idempotencyKey: String? = nil) async throws -> PublishResult {
+        try await send(StreamOperation.publish, args: StreamPublishArgs(stream: stream, type: type, data: .dictionary(data), idempotencyKey: idempotencyKey))
+    }
+
     /// Sends `stream.subscribe`; the reply sets the subscription's position in the read
     /// loop, before any event that follows it is handled.
     func sendSubscribe(_ subscription: StreamSubscription, since: StreamPosition?) async throws -> SubscribeResult {

@@ -7,6 +7,10 @@ public enum StreamOperation {
     public static let subscribe = WireOperation<SubscribeArgs, SubscribeResult>("stream.subscribe")
     /// Stop receiving a stream: ``UnsubscribeArgs`` → ``EmptyResult``.
     public static let unsubscribe = WireOperation<UnsubscribeArgs, EmptyResult>("stream.unsubscribe")
+    /// Publish an event to an app stream whose publication the token grants
+    /// (`publish:app:NAME` or `publish:app:*`), stored durably before the reply:
+    /// ``StreamPublishArgs`` → ``PublishResult``.
+    public static let publish = WireOperation<StreamPublishArgs, PublishResult>("stream.publish")
 }
 
 /// The user operations a client may send over the WebSocket (the chat preferences are in
@@ -69,28 +73,46 @@ public struct UnsubscribeArgs: Codable, Sendable, Hashable {
     public init(stream: String) { self.stream = stream }
 }
 
-/// Arguments of an app's event publication (REST `POST /v1/streams/{stream}/events`).
+/// An event to publish to a stream: the arguments of `stream.publish` (a client, to an
+/// `app:NAME` stream its token grants publication of) and one event of `POST /v1/events`
+/// (the app's backend, to `user:ID` and `app:NAME` streams).
+public struct StreamPublishArgs: Codable, Sendable, Hashable {
+    /// Its stream.
+    public var stream: String
+    /// The event type, 1–64 characters; defaults to `app.event`.
+    public var type: String?
+    /// The event's data.
+    public var data: RawJSON
+    /// A key that makes a retried publication store one event, not two.
+    public var idempotencyKey: String?
+
+    /// Makes the arguments.
+    public init(stream: String, type: String? = nil, data: RawJSON, idempotencyKey: String? = nil) {
+        self.stream = stream
+        self.type = type
+        self.data = data
+        self.idempotencyKey = idempotencyKey
+    }
+}
+
+/// One stored publication: the result of `stream.publish` and one result of `POST /v1/events`.
+public struct PublishResult: Codable, Sendable, Hashable {
+    /// The event (the earlier one, for a repeated idempotency key).
+    public var event: StreamEvent
+    /// Whether its idempotency key matched an earlier event, so nothing new was stored.
+    public var duplicate: Bool
+
+    /// Makes the result.
+    public init(event: StreamEvent, duplicate: Bool) {
+        self.event = event
+        self.duplicate = duplicate
+    }
+}
+
 /// The body of `POST /v1/events`: events for the app's streams, stored in one commit.
 public struct BatchPublishArgs: Codable, Sendable, Hashable {
-    /// One event of a batch.
-    public struct Item: Codable, Sendable, Hashable {
-        /// Its stream, `user:ID` or `app:NAME`.
-        public var stream: String
-        /// The event type, 1–64 characters; defaults to `app.event`.
-        public var type: String?
-        /// The event's data.
-        public var data: RawJSON
-        /// A key that makes a retried publication store one event, not two.
-        public var idempotencyKey: String?
-
-        /// Makes an item.
-        public init(stream: String, type: String? = nil, data: RawJSON, idempotencyKey: String? = nil) {
-            self.stream = stream
-            self.type = type
-            self.data = data
-            self.idempotencyKey = idempotencyKey
-        }
-    }
+    /// One event of a batch, to a `user:ID` or `app:NAME` stream.
+    public typealias Item = StreamPublishArgs
 
     /// The events, 1–500, appended in this order.
     public var events: [Item]
@@ -102,18 +124,7 @@ public struct BatchPublishArgs: Codable, Sendable, Hashable {
 /// The answer to `POST /v1/events`: each event as stored, in the request's order.
 public struct BatchPublishResult: Codable, Sendable, Hashable {
     /// One stored event.
-    public struct Item: Codable, Sendable, Hashable {
-        /// The event (the earlier one, for a repeated idempotency key).
-        public var event: StreamEvent
-        /// Whether its idempotency key matched an earlier event, so nothing new was stored.
-        public var duplicate: Bool
-
-        /// Makes an item.
-        public init(event: StreamEvent, duplicate: Bool) {
-            self.event = event
-            self.duplicate = duplicate
-        }
-    }
+    public typealias Item = PublishResult
 
     /// The events, in the request's order.
     public var results: [Item]
@@ -122,6 +133,7 @@ public struct BatchPublishResult: Codable, Sendable, Hashable {
     public init(results: [Item]) { self.results = results }
 }
 
+/// The body of the app's publication to one stream (REST `POST /v1/streams/{stream}/events`).
 public struct PublishArgs: Codable, Sendable, Hashable {
     /// The event type, 1–64 characters; defaults to `app.event`.
     public var type: String?

@@ -16,6 +16,8 @@ struct BenchFanout: AsyncParsableCommand {
     @Option(help: "Padding bytes in each event.") var payload: Int = 64
     @Option(help: "Publishers sending at once (the rate is shared).") var publishers: Int = 4
     @Option(help: "Events per request: above 1, each request is a batch to POST /v1/events (one commit).") var batch: Int = 1
+    @Option(help: "How events are published: rest (the app's backend, POST /v1/streams/…/events) or ws (clients granted publish:app:NAME, stream.publish over their WebSocket).") var via: String = "rest"
+    @Option(help: "Server processes on one PostgreSQL (--database): the publishers on the first, the subscribers split between all.") var nodes: Int = 1
     @OptionGroup var options: BenchOptions
 
     @Option(help: "Measure a peer the same way in the same run, after Greenroom: nats (nats-server's WebSocket listener; subscribers as here, PUBs over TCP).") var peer: String?
@@ -25,15 +27,29 @@ struct BenchFanout: AsyncParsableCommand {
         guard subscribers > 0, messages > 0, rate > 0, payload >= 0, publishers > 0, (1...500).contains(batch) else {
             throw ValidationError("sizes must be positive, and a batch 1–500 events")
         }
+        guard via == "rest" || (via == "ws" && batch == 1) else {
+            throw ValidationError("--via takes rest or ws (ws publishes one event per command, without --batch)")
+        }
         var natsProgram: String?
         if let peer {
             guard peer == "nats" else { throw ValidationError("--peer takes nats") }
             guard let program = NATSPeer.find(natsServer) else { throw ValidationError("--peer nats needs nats-server on PATH, or --nats-server") }
             natsProgram = program
         }
+        guard nodes == 1 || (nodes > 1 && options.database != nil && options.server == nil) else {
+            throw ValidationError("--nodes above 1 needs --database (the PostgreSQL the nodes share) and no --server")
+        }
         let target = try await BenchTarget.start(options)
         defer { target.stop() }
-        var figures = try await measureGreenroom(target)
+        var others: [BenchTarget] = []
+        defer { for node in others { node.stop() } }
+        for _ in 1..<nodes {
+            // The nodes share the data directory, so the app secret and API key too.
+            var shared = options
+            shared.dataDir = target.dataDirectory
+            others.append(try await BenchTarget.start(shared))
+        }
+        var figures = try await measureGreenroom([target] + others)
         var lost = figures["lost"]?.numberValue ?? 0
         if let natsProgram {
             let nats = try await NATSPeer.start(natsProgram)
@@ -49,23 +65,42 @@ struct BenchFanout: AsyncParsableCommand {
         if lost > 0 { throw ExitCode(2) }
     }
 
-    /// Greenroom: subscribers on an app stream, events published over REST.
-    private func measureGreenroom(_ target: BenchTarget) async throws -> [String: RawJSON] {
+    /// Greenroom: subscribers on an app stream (split between the nodes), events published
+    /// to the first node over REST or a WebSocket.
+    private func measureGreenroom(_ nodes: [BenchTarget]) async throws -> [String: RawJSON] {
+        let target = nodes[0]
         let stream = "app:fanout-\(UUID().uuidString.prefix(8))"
-        BenchReport.progress("connecting \(subscribers) subscribers to \(target.baseURL.absoluteString)")
+        BenchReport.progress("connecting \(subscribers) subscribers to \(nodes.map(\.baseURL.absoluteString).joined(separator: " and "))")
         var issued: [String] = []
         for index in 0..<subscribers { issued.append(try await target.token("bench-sub-\(index)")) }
         let tokens = issued
         let pad = RawJSON.string(String(repeating: "x", count: payload))
         var connections: [BenchPublisher] = []
+        var sockets: [BenchSocketPublisher] = []
         let path = "/v1/streams/\(stream)/events"
-        let (batch, messages) = (batch, messages)
+        let (batch, messages, via) = (batch, messages, via)
         var figures = try await measure(
             subscribe: { index, ready, deadline in
-                try await BenchSubscriber(url: target.webSocketURL, token: tokens[index], stream: stream)
+                try await BenchSubscriber(url: nodes[index % nodes.count].webSocketURL, token: tokens[index], stream: stream)
                     .run(expected: messages, ready: ready, deadline: deadline)
             },
             connect: {
+                if via == "ws" {
+                    for index in 0..<publishers {
+                        let token = try await target.token("bench-pub-\(index)", grants: ["publish:\(stream)"])
+                        sockets.append(try await BenchSocketPublisher.connect(url: target.webSocketURL, token: token))
+                    }
+                    return sockets.map { publisher in
+                        { @Sendable index, _ in
+                            let stored = try await publisher.publish {
+                                // Stamped as the command is written.
+                                let data: RawJSON = ["t": .number(Date().timeIntervalSince1970), "pad": pad]
+                                return (try? RawJSON.dictionary(["stream": .string(stream), "type": "bench", "data": data]).jsonBytes()) ?? []
+                            }
+                            if !stored { BenchReport.progress("publish \(index) was refused") }
+                        }
+                    }
+                }
                 for _ in 0..<publishers { connections.append(try await BenchPublisher.connect(to: target.baseURL, apiKey: target.apiKey)) }
                 return connections.map { publisher in
                     { @Sendable index, count in
@@ -80,9 +115,18 @@ struct BenchFanout: AsyncParsableCommand {
                     }
                 }
             },
-            close: { for publisher in connections { await publisher.close() } },
-            cpuSeconds: { target.cpuSeconds })
-        if let peak = target.memory(peak: true) { figures["serverPeakMemoryMB"] = BenchReport.rounded(Double(peak) / 1_048_576, 1) }
+            close: {
+                for publisher in connections { await publisher.close() }
+                for publisher in sockets { await publisher.close() }
+            },
+            cpuSeconds: {
+                let seconds = nodes.compactMap(\.cpuSeconds)
+                return seconds.count == nodes.count ? seconds.reduce(0, +) : nil
+            },
+            nodes: nodes.count)
+        figures["via"] = .string(via)
+        let peaks = nodes.compactMap { $0.memory(peak: true) }
+        if let peak = peaks.max() { figures["serverPeakMemoryMB"] = BenchReport.rounded(Double(peak) / 1_048_576, 1) }
         return figures
     }
 
@@ -123,17 +167,18 @@ struct BenchFanout: AsyncParsableCommand {
         connect: () async throws -> [@Sendable (_ index: Int, _ count: Int) async throws -> Void],
         close: () async -> Void,
         cpuSeconds: () -> Double?,
-        batch: Int? = nil
+        batch: Int? = nil,
+        nodes: Int = 1
     ) async throws -> [String: RawJSON] {
         let (subscribers, messages, rate, batch) = (subscribers, messages, rate, batch ?? self.batch)
         let ready = Tally()
         let deadline = ContinuousClock.now + .seconds(Double(messages) / rate + 60)
         let results = Task {
-            try await withThrowingTaskGroup(of: BenchSubscriber.Result.self) { group in
+            try await withThrowingTaskGroup(of: (Int, BenchSubscriber.Result).self) { group in
                 for index in 0..<subscribers {
-                    group.addTask { try await subscribe(index, ready, deadline) }
+                    group.addTask { (index, try await subscribe(index, ready, deadline)) }
                 }
-                var all: [BenchSubscriber.Result] = []
+                var all: [(index: Int, result: BenchSubscriber.Result)] = []
                 for try await result in group { all.append(result) }
                 return all
             }
@@ -171,14 +216,20 @@ struct BenchFanout: AsyncParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
         let cpuAfter = cpuSeconds()
         var delivered = 0, duplicates = 0, outOfOrder = 0
-        // Latencies in microseconds, up to two minutes, to three significant digits.
-        var latencies = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
-        for result in all {
+        // Latencies in microseconds, up to two minutes, to three significant digits: of all
+        // subscribers, and of each node's (subscriber i is on node i % nodes).
+        func histogram() -> Histogram<UInt64> { Histogram(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three) }
+        var latencies = histogram()
+        var perNode = Array(repeating: (delivered: 0, latencies: histogram()), count: nodes)
+        for (index, result) in all {
             delivered += result.received
             duplicates += result.duplicates
             outOfOrder += result.outOfOrder
+            perNode[index % nodes].delivered += result.received
             for milliseconds in result.latencies {
-                latencies.record(UInt64(min(max(milliseconds * 1000, 0), 120_000_000)))
+                let microseconds = UInt64(min(max(milliseconds * 1000, 0), 120_000_000))
+                latencies.record(microseconds)
+                perNode[index % nodes].latencies.record(microseconds)
             }
         }
         let expected = subscribers * messages
@@ -198,6 +249,18 @@ struct BenchFanout: AsyncParsableCommand {
         figures["latencyP50Ms"] = BenchReport.rounded(Double(latencies.valueAtPercentile(50)) / 1000)
         figures["latencyP99Ms"] = BenchReport.rounded(Double(latencies.valueAtPercentile(99)) / 1000)
         figures["latencyMaxMs"] = BenchReport.rounded(Double(latencies.max) / 1000)
+        if nodes > 1 {
+            figures["nodes"] = .array(perNode.enumerated().map { node, figures in
+                ["node": .number(Double(node + 1)), "subscribers": .number(Double((0..<subscribers).count { $0 % nodes == node })),
+                 "delivered": .number(Double(figures.delivered)),
+                 "latencyP50Ms": BenchReport.rounded(Double(figures.latencies.valueAtPercentile(50)) / 1000),
+                 "latencyP99Ms": BenchReport.rounded(Double(figures.latencies.valueAtPercentile(99)) / 1000)]
+            })
+        }
+        // Kept up: published on time (within 10% of the schedule, or half a second) and the
+        // 99th percentile under a second.
+        let due = Double(messages) / rate
+        figures["keptUp"] = .bool(publishSeconds <= max(due * 1.1, due + 0.5) && latencies.valueAtPercentile(99) < 1_000_000 && delivered == expected)
         if let before = cpuBefore, let after = cpuAfter, delivered > 0 {
             figures["serverCpuMicrosecondsPerDelivery"] = BenchReport.rounded((after - before) / Double(delivered) * 1_000_000, 2)
             figures["serverCpuSeconds"] = BenchReport.rounded(after - before)

@@ -16,13 +16,7 @@ enum BenchRawClient {
         url: String, token: String, deadline: ContinuousClock.Instant,
         _ makeHandler: @escaping @Sendable (_ request: String, _ timeout: TimeAmount, _ promise: EventLoopPromise<Result>) -> Handler
     ) async throws -> Result {
-        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
-            throw BenchSubscriberError(description: "cannot connect to \(url)")
-        }
-        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
-        if let query = components.percentEncodedQuery { path += "?" + query }
-        let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        let (host, port, request) = try upgradeRequest(url: url, token: token)
         let loop = group.next()
         let promise = loop.makePromise(of: Result.self)
         let timeout = TimeAmount(until: deadline)
@@ -36,6 +30,18 @@ enum BenchRawClient {
         let result = try await promise.futureResult.get()
         try? await channel.close()
         return result
+    }
+
+    /// The host and port of `url`, and the upgrade request a raw client sends there with `token`.
+    static func upgradeRequest(url: String, token: String) throws -> (host: String, port: Int, request: String) {
+        guard let components = URLComponents(string: url), let host = components.host, let port = components.port else {
+            throw BenchSubscriberError(description: "cannot connect to \(url)")
+        }
+        var path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        if let query = components.percentEncodedQuery { path += "?" + query }
+        let request = "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        return (host, port, request)
     }
 
     /// A client frame (masked, as clients must).

@@ -4,7 +4,7 @@ import GreenroomProtocol
 import GreenroomServer
 import Testing
 
-@Suite("App streams: the backend publishes over REST", .timeLimit(.minutes(2)))
+@Suite("App streams: the backend publishes over REST, granted clients over their WebSocket", .timeLimit(.minutes(2)))
 struct AppStreamTests {
     @Test("a batch (POST /v1/events) stores many events to several streams in one commit, in order; a repeated idempotency key stores nothing new; a batch with one bad event stores none of it")
     func batch() async throws {
@@ -41,6 +41,46 @@ struct AppStreamTests {
             #expect(try await server.rest("GET", "/v1/streams/app:scores/events?after=0").1.arrayValue?.count == before)
             #expect(try await server.rest("POST", "/v1/events", body: ["events": []]).0 == 400)
             #expect(try await server.rest("POST", "/v1/events", body: ["events": [item("app:scores", 7)]], key: "wrong").0 == 401)
+        }
+    }
+
+    @Test("a client whose token grants publish:app:NAME publishes over its WebSocket: stored before the reply, delivered to subscribers with publishedBy set by the server, its own idempotency keys; refused without the grant, to other streams, with bad data, and the connection goes on")
+    func clientPublish() async throws {
+        try await withServer { server in
+            let alice = try await server.client("alice", grants: ["publish:app:scores"])
+            let carol = try await server.client("carol", grants: ["publish:app:*"])
+            let bob = try await server.client("bob", grants: ["app:*"])
+            let scores = try await bob.subscribe(to: "app:scores")
+
+            let first = try await alice.publish(to: "app:scores", type: "score", data: ["n": 1, "publishedBy": "mallory"], idempotencyKey: "k1")
+            #expect(first.event.stream == "app:scores" && first.event.type == "score" && !first.duplicate)
+            #expect(first.event.data["publishedBy"]?.stringValue == "alice", "the server names the publisher, whatever the client wrote")
+            let delivered = try await collect(scores, count: 1).events
+            #expect(delivered.first?.offset == first.event.offset && delivered.first?.data["n"]?.numberValue == 1)
+            #expect(delivered.first?.data["publishedBy"]?.stringValue == "alice")
+
+            // A retry stores nothing new; another user's equal key is its own.
+            let retried = try await alice.publish(to: "app:scores", type: "score", data: ["n": 1], idempotencyKey: "k1")
+            #expect(retried.duplicate && retried.event.offset == first.event.offset)
+            let carols = try await carol.publish(to: "app:scores", data: ["n": 2], idempotencyKey: "k1")
+            #expect(!carols.duplicate && carols.event.offset == first.event.offset + 1 && carols.event.type == "app.event")
+            #expect(try await collect(scores, count: 1).events.map { $0.data["publishedBy"]?.stringValue } == ["carol"])
+
+            // Refusals, each with its code; nothing is stored for them.
+            #expect(await refusal { _ = try await alice.publish(to: "app:other", data: ["n": 3]) } == .permissionDenied)
+            #expect(await refusal { _ = try await carol.publish(to: "user:bob", data: ["n": 3]) } == .permissionDenied)
+            #expect(await refusal { _ = try await bob.publish(to: "app:scores", data: ["n": 3]) } == .permissionDenied)
+            #expect(await refusal { _ = try await alice.sendRaw("stream.publish", args: ["stream": "app:scores", "data": [1, 2]]) } == .invalidParameterValue)
+            #expect(await refusal { _ = try await alice.publish(to: "app:scores", type: String(repeating: "t", count: 65), data: ["n": 3]) } == .invalidParameterValue)
+            #expect(await refusal { _ = try await alice.publish(to: "app:scores", data: ["pad": .string(String(repeating: "x", count: Limits.maxClientFrameBytes))]) } == .payloadTooLarge)
+            #expect(await refusal { _ = try await alice.sendRaw("stream.publish", args: ["stream": "app:scores"]) } == .invalidParameterValue)
+
+            // The connection went on: a later publication is stored and delivered next.
+            let last = try await alice.publish(to: "app:scores", data: ["n": 4])
+            #expect(last.event.offset == carols.event.offset + 1)
+            #expect(try await collect(scores, count: 1).events.map { $0.data["n"]?.numberValue } == [4])
+            let log = try await server.rest("GET", "/v1/streams/app:scores/events?after=0").1.arrayValue ?? []
+            #expect(log.map { $0["data"]?["n"]?.numberValue } == [1, 2, 4])
         }
     }
 }

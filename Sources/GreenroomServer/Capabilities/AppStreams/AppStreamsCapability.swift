@@ -1,8 +1,9 @@
 import GreenroomProtocol
 import Hummingbird
 
-/// App streams (`app:<name>`): the app's own events, published by its backend over REST and
-/// read by the users whose token grants the stream (`app:scores`, or `app:*`).
+/// App streams (`app:<name>`): the app's own events, published by its backend over REST (or
+/// by clients whose token grants `publish:app:NAME`) and read by the users whose token
+/// grants the stream (`app:scores`, or `app:*`).
 struct AppStreamsCapability: Capability {
     let events: EventLog
     let storage: any GreenroomStorage
@@ -19,6 +20,34 @@ struct AppStreamsCapability: Capability {
         let stream = StreamKind.app.stream(id)
         guard identity.has(stream) else {
             throw GreenroomError(.permissionDenied, "the token does not grant \(stream)")
+        }
+    }
+
+    /// `stream.publish`: a client publishes to an app stream its token grants publication of
+    /// (`publish:app:NAME` or `publish:app:*`). The event's data must be an object; the
+    /// server sets its `publishedBy` to the client's user (whatever the client sent there),
+    /// and a client's idempotency keys are its own (two users' equal keys do not collide).
+    func registerOperations(_ router: inout CommandRouter) {
+        let events = events
+        router.on(StreamOperation.publish) { (context, args: StreamPublishArgs) -> PublishResult in
+            let userId = context.identity.userId
+            guard StreamKind(of: args.stream) == .app else {
+                throw GreenroomError(.permissionDenied, "a client may publish only to app:NAME streams")
+            }
+            guard context.identity.grants.contains("publish:" + args.stream) || context.identity.grants.contains("publish:app:*") else {
+                throw GreenroomError(.permissionDenied, "the token does not grant publish:\(args.stream)")
+            }
+            guard var data = args.data.dictionaryValue else {
+                throw GreenroomError(.invalidParameterValue, "data must be a JSON object")
+            }
+            data["publishedBy"] = .string(userId)
+            if let key = args.idempotencyKey, !(1...Limits.maxKeyLength).contains(key.count) {
+                throw GreenroomError(.invalidParameterValue, "idempotencyKey must be 1–\(Limits.maxKeyLength) characters")
+            }
+            let append = try Self.validated(stream: args.stream, PublishArgs(
+                type: args.type, data: .dictionary(data), idempotencyKey: args.idempotencyKey.map { "user:\(userId):\($0)" }))
+            let outcome = try await events.append(append)
+            return PublishResult(event: outcome.event, duplicate: outcome.duplicate)
         }
     }
 
@@ -52,7 +81,7 @@ struct AppStreamsCapability: Capability {
                 }
             }
             let outcomes = try await events.transact { transaction in try await transaction.append(appends) }
-            let results = outcomes.map { BatchPublishResult.Item(event: $0.event, duplicate: $0.duplicate) }
+            let results = outcomes.map { PublishResult(event: $0.event, duplicate: $0.duplicate) }
             return try jsonResponse(BatchPublishResult(results: results), status: .created)
         }
         group.get(":stream/events") { request, context in
