@@ -1,6 +1,6 @@
 import Foundation
 import Greenroom
-import GreenroomServer
+@testable import GreenroomServer
 import Testing
 
 @Suite("Live events: states, roles, custom items, counts", .timeLimit(.minutes(5)))
@@ -90,6 +90,55 @@ struct LiveEventTests {
             try await first.exitAsHost()
             try await seventh.enterAsHost()
             #expect(try await clients["h1"]!.getLiveEvent(id: id).hosts.count == 6)
+        }
+    }
+
+    @Test("the participant count the event keeps follows every way in and out: a user on two connections counts once, a closed connection that no longer holds the entry changes nothing, the one that holds it does, exit, enter again, the end; every reading agrees with the roster")
+    func keptCount() async throws {
+        try await withServer { server in
+            let host = try await server.client("host")
+            let event = try await host.createLiveEvent(config: LiveEvent.CreateParams())
+            try await event.setEventReady()
+            let id = event.liveEventId
+            func count() async throws -> Int { try await host.getLiveEvent(id: id).participantCount }
+            func roster() async throws -> Int {
+                try await server.server.core.storage.presence(stream: "live:\(id)").filter { $0.clientId.hasPrefix("participant:") }.count
+            }
+            func expect(_ inside: Int, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+                try await eventually(what) { try await count() == inside }
+                #expect(try await roster() == inside, "\(what): the roster", sourceLocation: sourceLocation)
+            }
+
+            let annFirst = try await server.client("ann")
+            try await annFirst.getLiveEvent(id: id).enter()
+            let annSecond = try await server.client("ann")
+            try await annSecond.getLiveEvent(id: id).enter()
+            let bob = try await server.client("bob")
+            let bobs = try await bob.getLiveEvent(id: id)
+            try await bobs.enter()
+            try await expect(2, "ann twice and bob")
+
+            // Ann's first connection no longer holds her entry: closing it changes nothing.
+            await annFirst.disconnect()
+            try await Task.sleep(for: .milliseconds(300))
+            try await expect(2, "ann's older connection closed")
+            await annSecond.disconnect()
+            try await expect(1, "ann's connection that held the entry closed")
+
+            try await bobs.exit()
+            try await expect(0, "bob exited")
+            try await bobs.enter()
+            try await expect(1, "bob entered again")
+            let carol = try await server.client("carol")
+            try await carol.getLiveEvent(id: id).enter()
+            try await expect(2, "carol entered")
+            let stored = try await host.getLiveEvent(id: id)
+            #expect(stored.peakParticipantCount == 2 && stored.cumulativeParticipantCount == 3)
+
+            try await event.endEvent()
+            try await expect(0, "the end")
+            let listed = try await host.createLiveEventListQuery(limit: 10).next()
+            #expect(listed.first { $0.liveEventId == id }?.participantCount == 0)
         }
     }
 }

@@ -88,9 +88,9 @@ extension LiveEventService {
     /// live event and kind at most, whatever happened in between.
     func flush() async throws {
         for id in pending.take() {
-            let inside = try await participantCount(StreamKind.live.stream(id))
             try await events.transact { transaction in
                 guard var record = try await transaction.load(LiveEventRecord.self, id: id) else { return }
+                let inside = try await Self.inside(record, in: transaction)
                 var appends: [EventAppend] = []
                 record.event.participantCount = inside
                 record.event.peakParticipantCount = max(record.event.peakParticipantCount, inside)

@@ -16,8 +16,9 @@ extension LiveEventService: RosterOwner {
         return id
     }
 
-    /// Enters as a participant (in `ready` or `ongoing`). The entry, the visitor count and
-    /// the peak are stored together; counts are announced by the next flush.
+    /// Enters as a participant (in `ready` or `ongoing`). The entry, the counts the record
+    /// keeps (inside, visitors, peak) are stored together, with no read of the roster beyond
+    /// the entry itself; counts are announced by the next flush.
     func enter(_ id: String, caller: Caller) async throws -> LiveEventEntry {
         let userId = caller.userId
         let stream = StreamKind.live.stream(id)
@@ -28,13 +29,16 @@ extension LiveEventService: RosterOwner {
                 try await transaction.lock(stream: stream)
                 var record = try await Self.load(transaction, id)
                 guard record.event.state == .ready || record.event.state == .ongoing else { throw Self.wrongState(record.event, "enter") }
-                try await transaction.putPresence(rosterEntry)
                 var changed = false
+                if try await transaction.putPresence(rosterEntry) || record.inside == nil {
+                    try await Self.count(1, into: &record, in: transaction)
+                    changed = true
+                }
                 if try await transaction.insert(try LiveEventVisitorRecord(liveEventId: id, userId: userId).asRecord()) {
                     record.event.cumulativeParticipantCount += 1
                     changed = true
                 }
-                let inside = try await Self.participantCount(stream, in: transaction)
+                let inside = try await Self.inside(record, in: transaction)
                 if inside > record.event.peakParticipantCount {
                     record.event.peakParticipantCount = inside
                     changed = true
@@ -51,10 +55,12 @@ extension LiveEventService: RosterOwner {
         let stream = StreamKind.live.stream(id)
         let key = Self.participantKey(caller.userId)
         try await events.transact { transaction in
-            _ = try await Self.load(transaction, id)
+            var record = try await Self.load(transaction, id)
             guard try await transaction.removePresence(stream: stream, clientId: key) != nil else {
                 throw GreenroomError(.actionNotAllowedInCurrentState, "not inside live event \(id)")
             }
+            try await Self.count(-1, into: &record, in: transaction)
+            try await transaction.save(record)
         }
         caller.session.releaseRoster(stream: stream, key: key)
         caller.session.endSubscription(stream)
@@ -166,8 +172,12 @@ extension LiveEventService: RosterOwner {
         let roster = roster
         guard entry.data["role"]?.stringValue == Self.hostRole else {
             try await events.transact { transaction in
-                guard try await roster.stillHeld(entry, in: transaction) != nil else { return }
-                try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId)
+                // The record first, as entering locks it before the entry.
+                var record = try await Self.load(transaction, id)
+                guard try await roster.stillHeld(entry, in: transaction) != nil,
+                      try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId) != nil else { return }
+                try await Self.count(-1, into: &record, in: transaction)
+                try await transaction.save(record)
             }
             markPending(id)
             return
@@ -187,9 +197,16 @@ extension LiveEventService: RosterOwner {
         }
     }
 
-    /// An entry expired: a host that did not come back (or whose node died) has exited.
+    /// An entry expired: a participant is out (counted now, announced by the next flush); a
+    /// host that did not come back (or whose node died) has exited.
     func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
-        guard entry.data["role"]?.stringValue == Self.hostRole else { return }
+        guard entry.data["role"]?.stringValue == Self.hostRole else {
+            guard entry.data["role"]?.stringValue == Self.participantRole,
+                  var record = try await transaction.load(LiveEventRecord.self, id: try Self.eventId(of: entry.stream)) else { return }
+            try await Self.count(-1, into: &record, in: transaction)
+            try await transaction.save(record)
+            return
+        }
         try await Self.removeHost(try Self.eventId(of: entry.stream), userId: entry.userId, required: false, in: transaction)
     }
 

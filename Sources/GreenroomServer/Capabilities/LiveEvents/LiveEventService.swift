@@ -9,6 +9,10 @@ struct LiveEventRecord: StoredRecord {
     var announcedReactionCounts: [String: Int] = [:]
     /// The counts last announced.
     var announcedCounts: ParticipantCountInfo?
+    /// How many participants are inside: changed in the transaction of every entry and
+    /// removal of one (so that entering reads no roster); `nil` in a record stored before it
+    /// was kept, then counted from the roster at its next change.
+    var inside: Int?
 
     var recordId: String { event.liveEventId }
     var recordSort: Int64 { ChannelRecord.millis(event.createdAt) }
@@ -65,22 +69,32 @@ struct LiveEventService: Sendable {
         return record
     }
 
-    /// The event with its participant count read from the roster (exact at this moment).
+    /// The event with its participant count (exact at this moment).
     func current(_ id: String) async throws -> LiveEventData {
-        var event = try await Self.load(storage, id).event
-        event.participantCount = try await participantCount(event.stream)
+        let record = try await Self.load(storage, id)
+        var event = record.event
+        event.participantCount = try await Self.inside(record, in: storage)
         event.livestream = try await storage.load(LivestreamRecord.self, id: event.stream)?.info
         return event
     }
 
-    /// How many participants are inside (counted in storage, whichever node holds them).
-    func participantCount(_ stream: String) async throws -> Int {
-        try await Self.participantCount(stream, in: storage)
+    /// How many participants are inside `record`'s event, whichever node holds them: the
+    /// count the record keeps, or for a record stored before it kept one, the roster's
+    /// entries counted as `reader` (the storage, or a transaction) sees them.
+    static func inside(_ record: LiveEventRecord, in reader: any PresenceReading) async throws -> Int {
+        if let inside = record.inside { return inside }
+        return try await reader.presenceCount(stream: record.event.stream, clientIdPrefix: participantKey(""))
     }
 
-    /// How many participants are inside, as `reader` (the storage, or a transaction) sees it.
-    static func participantCount(_ stream: String, in reader: any PresenceReading) async throws -> Int {
-        try await reader.presenceCount(stream: stream, clientIdPrefix: participantKey(""))
+    /// Keeps `record`'s count after a participant's entry was put (`delta` 1) or removed
+    /// (-1) in `transaction`; the caller saves the record in the same transaction.
+    static func count(_ delta: Int, into record: inout LiveEventRecord, in transaction: any StorageTransaction) async throws {
+        if let inside = record.inside {
+            record.inside = max(0, inside + delta)
+        } else {
+            // The roster already holds the change.
+            record.inside = try await transaction.presenceCount(stream: record.event.stream, clientIdPrefix: participantKey(""))
+        }
     }
 
     func get(_ id: String) async throws -> LiveEventData {
@@ -100,7 +114,7 @@ struct LiveEventService: Sendable {
         var items: [LiveEventData] = []
         for record in page {
             var event = record.event
-            event.participantCount = try await participantCount(event.stream)
+            event.participantCount = try await Self.inside(record, in: storage)
             items.append(event)
         }
         return Page(items: items, next: next)
@@ -152,13 +166,14 @@ struct LiveEventService: Sendable {
                 throw GreenroomError(.actionNotAllowedForParticipant, "only the event's hosts may do this")
             }
             guard let type = try body(&record.event) else { return record.event }
-            try await transaction.save(record)
             if record.event.state == .ended {
                 // Everyone is out, in the same transaction as the end: counts are final.
                 for entry in try await transaction.presence(stream: record.event.stream) {
                     try await transaction.removePresence(stream: record.event.stream, clientId: entry.clientId)
                 }
+                record.inside = 0
             }
+            try await transaction.save(record)
             _ = try await transaction.append([try Self.event(type, record.event, LiveEventEvent(type: type, liveEvent: record.event, actorId: userId))])
             return record.event
         }
