@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Greenroom
 import GreenroomServer
+import Histogram
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -88,6 +89,16 @@ final class BenchTarget: Sendable {
         return try await HTTPTransport.data(for: request).1
     }
 
+    /// A GET with the API key of `path` with `query`; returns the body and the status.
+    func get(_ path: String, query: [URLQueryItem]) async throws -> (Data, Int) {
+        var components = URLComponents(url: baseURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)
+        components?.queryItems = query
+        guard let url = components?.url else { throw ValidationError("cannot make a URL of \(path)") }
+        var request = URLRequest(url: url)
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        return try await HTTPTransport.data(for: request)
+    }
+
     /// A counter or gauge from the server's `/metrics` (without labels).
     func metric(_ name: String) async throws -> Double? {
         let (data, _) = try await HTTPTransport.data(for: URLRequest(url: baseURL.appendingPathComponent("metrics")))
@@ -128,6 +139,29 @@ enum BenchReport {
     static func rounded(_ value: Double, _ places: Int = 3) -> RawJSON {
         let scale = pow(10, Double(places))
         return .number((value * scale).rounded() / scale)
+    }
+}
+
+/// Delivery latencies in microseconds, up to two minutes, to three significant digits
+/// (an HdrHistogram), read back in milliseconds.
+struct Latencies {
+    private var histogram = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
+
+    /// Records one latency (clamped to 0…2 minutes).
+    mutating func record(milliseconds: Double) {
+        histogram.record(UInt64(min(max(milliseconds * 1000, 0), 120_000_000)))
+    }
+
+    /// The latency at `percentile` (0–100), in milliseconds.
+    func milliseconds(at percentile: Double) -> Double {
+        Double(histogram.valueAtPercentile(percentile)) / 1000
+    }
+
+    /// `latencyP50Ms` and `latencyP99Ms`, and `latencyMaxMs` when `max`.
+    func figures(max: Bool = true) -> [String: RawJSON] {
+        var figures = ["latencyP50Ms": BenchReport.rounded(milliseconds(at: 50)), "latencyP99Ms": BenchReport.rounded(milliseconds(at: 99))]
+        if max { figures["latencyMaxMs"] = BenchReport.rounded(Double(histogram.max) / 1000) }
+        return figures
     }
 }
 

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Histogram
 import GreenroomProtocol
 import Synchronization
 
@@ -216,20 +215,17 @@ struct BenchFanout: AsyncParsableCommand {
         let elapsed = Date().timeIntervalSince(start)
         let cpuAfter = cpuSeconds()
         var delivered = 0, duplicates = 0, outOfOrder = 0
-        // Latencies in microseconds, up to two minutes, to three significant digits: of all
-        // subscribers, and of each node's (subscriber i is on node i % nodes).
-        func histogram() -> Histogram<UInt64> { Histogram(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three) }
-        var latencies = histogram()
-        var perNode = Array(repeating: (delivered: 0, latencies: histogram()), count: nodes)
+        // Latencies of all subscribers, and of each node's (subscriber i is on node i % nodes).
+        var latencies = Latencies()
+        var perNode = Array(repeating: (delivered: 0, latencies: Latencies()), count: nodes)
         for (index, result) in all {
             delivered += result.received
             duplicates += result.duplicates
             outOfOrder += result.outOfOrder
             perNode[index % nodes].delivered += result.received
             for milliseconds in result.latencies {
-                let microseconds = UInt64(min(max(milliseconds * 1000, 0), 120_000_000))
-                latencies.record(microseconds)
-                perNode[index % nodes].latencies.record(microseconds)
+                latencies.record(milliseconds: milliseconds)
+                perNode[index % nodes].latencies.record(milliseconds: milliseconds)
             }
         }
         let expected = subscribers * messages
@@ -246,21 +242,19 @@ struct BenchFanout: AsyncParsableCommand {
         figures["publishSeconds"] = BenchReport.rounded(publishSeconds)
         figures["seconds"] = BenchReport.rounded(elapsed)
         figures["deliveriesPerSecond"] = BenchReport.rounded(Double(delivered) / elapsed, 0)
-        figures["latencyP50Ms"] = BenchReport.rounded(Double(latencies.valueAtPercentile(50)) / 1000)
-        figures["latencyP99Ms"] = BenchReport.rounded(Double(latencies.valueAtPercentile(99)) / 1000)
-        figures["latencyMaxMs"] = BenchReport.rounded(Double(latencies.max) / 1000)
+        figures.merge(latencies.figures()) { _, new in new }
         if nodes > 1 {
             figures["nodes"] = .array(perNode.enumerated().map { node, figures in
-                ["node": .number(Double(node + 1)), "subscribers": .number(Double((0..<subscribers).count { $0 % nodes == node })),
-                 "delivered": .number(Double(figures.delivered)),
-                 "latencyP50Ms": BenchReport.rounded(Double(figures.latencies.valueAtPercentile(50)) / 1000),
-                 "latencyP99Ms": BenchReport.rounded(Double(figures.latencies.valueAtPercentile(99)) / 1000)]
+                RawJSON.dictionary(figures.latencies.figures(max: false).merging([
+                    "node": .number(Double(node + 1)), "subscribers": .number(Double((0..<subscribers).count { $0 % nodes == node })),
+                    "delivered": .number(Double(figures.delivered)),
+                ]) { _, new in new })
             })
         }
         // Kept up: published on time (within 10% of the schedule, or half a second) and the
         // 99th percentile under a second.
         let due = Double(messages) / rate
-        figures["keptUp"] = .bool(publishSeconds <= max(due * 1.1, due + 0.5) && latencies.valueAtPercentile(99) < 1_000_000 && delivered == expected)
+        figures["keptUp"] = .bool(publishSeconds <= max(due * 1.1, due + 0.5) && latencies.milliseconds(at: 99) < 1000 && delivered == expected)
         if let before = cpuBefore, let after = cpuAfter, delivered > 0 {
             figures["serverCpuMicrosecondsPerDelivery"] = BenchReport.rounded((after - before) / Double(delivered) * 1_000_000, 2)
             figures["serverCpuSeconds"] = BenchReport.rounded(after - before)

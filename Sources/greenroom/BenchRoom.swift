@@ -2,11 +2,7 @@ import ArgumentParser
 import Foundation
 import Greenroom
 import GreenroomProtocol
-import Histogram
 import NIOCore
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `greenroom bench room`: N participants enter one live event and follow its stream; then
 /// its host changes a custom item R times a second.
@@ -86,11 +82,11 @@ struct BenchRoom: AsyncParsableCommand {
         let cpuAfter = target.cpuSeconds
         await host.disconnect()
 
-        var latencies = Histogram<UInt64>(highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: .three)
+        var latencies = Latencies()
         var delivered = 0
         for result in all {
             delivered += result.latencies.count
-            for milliseconds in result.latencies { latencies.record(UInt64(min(max(milliseconds * 1000, 0), 120_000_000))) }
+            for milliseconds in result.latencies { latencies.record(milliseconds: milliseconds) }
         }
         let expected = inside.value * events
         var figures: [String: RawJSON] = [
@@ -100,10 +96,7 @@ struct BenchRoom: AsyncParsableCommand {
             "countEvents": .number(Double(countEvents)),
             "events": .number(Double(events)), "rate": .number(rate), "sendSeconds": BenchReport.rounded(sendSeconds),
             "expected": .number(Double(expected)), "delivered": .number(Double(delivered)), "lost": .number(Double(expected - delivered)),
-            "latencyP50Ms": BenchReport.rounded(Double(latencies.valueAtPercentile(50)) / 1000),
-            "latencyP99Ms": BenchReport.rounded(Double(latencies.valueAtPercentile(99)) / 1000),
-            "latencyMaxMs": BenchReport.rounded(Double(latencies.max) / 1000),
-        ]
+        ].merging(latencies.figures()) { _, new in new }
         if let before = memoryBefore, let after = memoryInside {
             figures["serverMemoryBeforeMB"] = BenchReport.rounded(Double(before) / 1_048_576, 1)
             figures["serverMemoryInsideMB"] = BenchReport.rounded(Double(after) / 1_048_576, 1)
@@ -121,10 +114,8 @@ struct BenchRoom: AsyncParsableCommand {
         var types: [String] = []
         var after: UInt64 = 0
         while true {
-            var request = URLRequest(url: target.baseURL.appendingPathComponent("v1/streams/\(stream)/events"))
-            request.url = URL(string: request.url!.absoluteString + "?after=\(after)&limit=1000")
-            request.setValue("Bearer \(target.apiKey)", forHTTPHeaderField: "Authorization")
-            let (data, status) = try await HTTPTransport.data(for: request)
+            let (data, status) = try await target.get("v1/streams/\(stream)/events",
+                                                      query: [URLQueryItem(name: "after", value: String(after)), URLQueryItem(name: "limit", value: "1000")])
             guard status == 200 else { throw BenchSubscriberError(description: "reading \(stream)'s log answered \(status)") }
             let page = try WireCoding.decode([StreamEvent].self, from: data)
             types += page.map(\.type)

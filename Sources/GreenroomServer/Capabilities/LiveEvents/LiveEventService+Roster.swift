@@ -200,14 +200,17 @@ extension LiveEventService: RosterOwner {
     /// An entry expired: a participant is out (counted now, announced by the next flush); a
     /// host that did not come back (or whose node died) has exited.
     func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
-        guard entry.data["role"]?.stringValue == Self.hostRole else {
-            guard entry.data["role"]?.stringValue == Self.participantRole,
-                  var record = try await transaction.load(LiveEventRecord.self, id: try Self.eventId(of: entry.stream)) else { return }
+        let id = try Self.eventId(of: entry.stream)
+        switch entry.data["role"]?.stringValue {
+        case Self.hostRole:
+            try await Self.removeHost(id, userId: entry.userId, required: false, in: transaction)
+        case Self.participantRole:
+            guard var record = try await transaction.load(LiveEventRecord.self, id: id) else { return }
             try await Self.count(-1, into: &record, in: transaction)
             try await transaction.save(record)
-            return
+        default:
+            break
         }
-        try await Self.removeHost(try Self.eventId(of: entry.stream), userId: entry.userId, required: false, in: transaction)
     }
 
     /// The counts change: announced by the next flush.

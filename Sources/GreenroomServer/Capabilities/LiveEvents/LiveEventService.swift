@@ -92,8 +92,8 @@ struct LiveEventService: Sendable {
         if let inside = record.inside {
             record.inside = max(0, inside + delta)
         } else {
-            // The roster already holds the change.
-            record.inside = try await transaction.presenceCount(stream: record.event.stream, clientIdPrefix: participantKey(""))
+            // Counted from the roster, which already holds the change.
+            record.inside = try await Self.inside(record, in: transaction)
         }
     }
 
