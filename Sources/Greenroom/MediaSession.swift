@@ -227,7 +227,8 @@ public actor MediaSession {
         case MediaEventType.unpublished:
             feeds[event.feed.feedId] = nil
             if event.reason == "mediaServerLost" {
-                enqueue { session in try await session.recover() }
+                let lost = event.feed.feedId
+                enqueue { session in try await session.recover(lost: lost) }
             } else if event.feed.feedId == localFeed?.feedId {
                 // Gone without a word from this side (a mode change is handled by modeChanged;
                 // a dropped connection by restart): publish again while allowed.
@@ -261,11 +262,17 @@ public actor MediaSession {
         }
     }
 
-    /// The media server was lost: every session is gone. Publish again once it answers.
-    private func recover() async throws {
-        let wasPublishing = isPublishing
-        await teardown(publishing: true, receiving: true)
-        guard wasPublishing, canPublish else { return }
+    /// The media server was lost: every session is gone, and each feed of the room is announced
+    /// gone with `mediaServerLost`, one event each. The first event that names a feed of this
+    /// session's connections (its own, or one it receives) drops them; the own feed's event
+    /// publishes again once the server answers. A later event that names a feed already
+    /// dropped does nothing: publishing again for each of the room's feeds would renegotiate
+    /// the new feed with a fresh connection's offer, which the media server cannot connect.
+    private func recover(lost feedId: UInt64) async throws {
+        let ownLost = localFeed?.feedId == feedId
+        guard ownLost || subscribed.contains(feedId) else { return }
+        await teardown(publishing: ownLost, receiving: true)
+        guard ownLost, canPublish else { return }
         while canPublish {
             do {
                 try await publish()

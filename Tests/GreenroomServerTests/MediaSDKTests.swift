@@ -196,6 +196,7 @@ struct MediaSDKTests {
             try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant")
             try await eventually("the SDK receives the host", timeout: .seconds(60)) { try await frames(engine, media, from: "host") > 10 }
             let before = try #require(await media.localFeed)
+            let hostFeed = try #require(await media.feeds.values.first { $0.participantId == "host" })
 
             let janus = try #require(server.server.core.mediaBackend.process)
             let pid = try #require(janus.pid)
@@ -209,6 +210,26 @@ struct MediaSDKTests {
             }
             try await host.waitForMedia(from: "sam", what: "the host decodes the SDK participant again")
             try await eventually("the SDK receives the host again", timeout: .seconds(60)) { try await frames(engine, media, from: "host") > 10 }
+            #expect(await media.isPublishing)
+
+            // Each feed of the room is announced lost with its own event. One that names a feed
+            // already dropped (here the host's old feed, announced once more) changes nothing:
+            // no second publish, which would renegotiate the new feed with a fresh connection's
+            // offer. A feed of the SDK's own participant, announced after it, marks when the SDK
+            // has read both.
+            await media.settled()
+            let (answers, feed) = (try await engine.publishAnswerSessions(), await media.localFeed)
+            let marker = MediaFeed(feedId: MediaPlane.randomId(), userId: "sam", participantId: before.participantId, clientId: "marker", tracks: [])
+            try await server.server.core.events.transact { transaction in
+                _ = try await transaction.append([
+                    try MediaPlane.event("meeting:lost", MediaEvent(type: MediaEventType.unpublished, feed: hostFeed, reason: "mediaServerLost")),
+                    try MediaPlane.event("meeting:lost", MediaEvent(type: MediaEventType.published, feed: marker)),
+                ])
+            }
+            try await eventually("the SDK reads the marker feed") { await media.feeds[marker.feedId] != nil }
+            await media.settled()
+            #expect(try await engine.publishAnswerSessions() == answers)
+            #expect(await media.localFeed == feed)
             #expect(await media.isPublishing)
             for browser in [host, page] { await browser.close() }
         }

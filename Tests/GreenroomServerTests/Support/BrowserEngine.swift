@@ -38,7 +38,18 @@ struct BrowserEngine: MediaEngine {
     }
 
     func acceptPublishAnswer(_ answer: SessionDescription) async throws {
-        try await browser.run("return window.pub.setRemoteDescription({ type: 'answer', sdp: \(try literal(answer.sdp)) }).then(() => true)")
+        try await browser.run("""
+            window.publishAnswers = window.publishAnswers || [];
+            window.publishAnswers.push((/^o=\\S+ (\\d+)/m.exec(\(try literal(answer.sdp))) || [])[1] || '');
+            return window.pub.setRemoteDescription({ type: 'answer', sdp: \(try literal(answer.sdp)) }).then(() => true)
+            """)
+    }
+
+    /// The SDP session id (the `o=` line's) of each publish answer the sending connection was
+    /// given so far, in order. The media server keeps a handle's session id when it
+    /// renegotiates, so an id seen twice is a renegotiation of the same feed.
+    func publishAnswerSessions() async throws -> [String] {
+        (try await browser.run("return window.publishAnswers || []").arrayValue ?? []).compactMap(\.stringValue)
     }
 
     func stopPublishing() async {
