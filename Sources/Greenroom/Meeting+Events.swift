@@ -35,11 +35,11 @@ extension Meeting {
     }
 
     /// Takes in the meeting's participants and pins.
-    private func adopt(_ meeting: MeetingData, clientId: String) {
+    private func adopt(_ meeting: MeetingData, clientId: String?) {
         let me = joinArgs.withLock { $0.participantId }
         let local = localParticipant
         state.withLock { state in
-            state.clientId = clientId
+            if let clientId { state.clientId = clientId }
             var remote: [String: Participant] = [:]
             var order: [String] = []
             for data in meeting.participants {
@@ -56,7 +56,23 @@ extension Meeting {
             state.order = order
         }
         for participant in participants { participant.setPinState(meeting.pins[participant.id] ?? PinState()) }
-        state.withLock { $0.livestream = meeting.livestream }
+        state.withLock { state in
+            state.livestream = meeting.livestream
+            state.participantCount = meeting.participantCount ?? meeting.participants.count
+        }
+    }
+
+    /// Reads the participants again after the local participant's mode changed: on stage
+    /// (`SEND_AND_RECV`) the server lists everyone, off it only those on stage. Those newly
+    /// listed are told as joined, those no longer listed as left.
+    private func reread() async {
+        guard let meeting = try? await client.send(MeetingOperation.get, args: MeetingRef(meetingId: id)) else { return }
+        let before = state.withLock { $0.remote }
+        adopt(meeting, clientId: nil)
+        let after = state.withLock { state in state.order.compactMap { state.remote[$0] } }
+        for participant in after where before[participant.id] == nil { await notify { $0.onParticipantJoined(participant) } }
+        let listed = Set(after.map(\.id))
+        for (id, participant) in before where !listed.contains(id) { await notify { $0.onParticipantLeft(participant) } }
     }
 
     private func follow(_ subscription: StreamSubscription) {
@@ -162,11 +178,18 @@ extension Meeting {
         case MeetingEventType.modeChanged:
             guard let id = event.participantId, let mode = event.mode else { return }
             participant(id)?.update { $0.mode = mode }
-            if id == me { await state.withLock({ $0.media })?.modeChanged(mode) }
+            if id == me {
+                await state.withLock({ $0.media })?.modeChanged(mode)
+                await reread()
+            }
             await notify { $0.onParticipantModeChanged(participantId: id, mode: mode) }
         case MeetingEventType.streamEnabled, MeetingEventType.streamDisabled:
             guard let id = event.participantId, let kind = event.kind else { return }
             await participant(id)?.streamChanged(kind, on: event.type == MeetingEventType.streamEnabled)
+        case MeetingEventType.participantCountChanged:
+            guard let count = event.count else { return }
+            state.withLock { $0.participantCount = count }
+            await notify { $0.onParticipantCountChanged(count: count) }
         case MeetingEventType.pinStateChanged:
             guard let id = event.participantId, let pins = event.pinState else { return }
             participant(id)?.setPinState(pins)

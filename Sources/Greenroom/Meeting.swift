@@ -30,6 +30,8 @@ public final class Meeting: Sendable {
         var media: MediaSession?
         /// The livestream, as last announced.
         var livestream: LivestreamInfo?
+        /// The participant count, as last given.
+        var participantCount: Int?
         var listeners: [ObjectIdentifier: WeakListener] = [:]
     }
 
@@ -71,11 +73,19 @@ public final class Meeting: Sendable {
         }
     }
 
-    /// Everyone in the meeting: the local participant first, then the others by join time.
+    /// The meeting's participants the server tells this one of: the local participant first,
+    /// then the others by join time. A moderator or a `SEND_AND_RECV` participant has
+    /// everyone; a `RECV_ONLY` or `SIGNALLING_ONLY` participant has those on stage (who send
+    /// media or moderate) and itself, not the thousands of other viewers of a big meeting:
+    /// ``participantCount`` counts everyone.
     public var participants: [Participant] {
         let local = localParticipant
         return [local] + state.withLock { state in state.order.compactMap { state.remote[$0] } }
     }
+
+    /// How many participants the meeting has, listed in ``participants`` or not; kept current
+    /// by `meeting.participantCountChanged` (at most once a second). Before joining, `0`.
+    public var participantCount: Int { state.withLock { $0.participantCount } ?? 0 }
 
     /// The participants with something pinned.
     public var pinnedParticipants: [Participant] { participants.filter { $0.pinState.isPinned } }

@@ -45,11 +45,16 @@ public protocol MeetingEventListener: AnyObject, Sendable {
     /// The meeting's livestream changed state (VideoSDK's callback): starting, started,
     /// stopping, stopped. ``Meeting/livestream`` has its playlist and who is on it.
     func onLivestreamStateChanged(state: LivestreamStatus)
+    /// The meeting's participant count changed (``Meeting/participantCount``): at most once a
+    /// second, with every participant counted, listed in ``Meeting/participants`` or not.
+    func onParticipantCountChanged(count: Int)
 }
 
 extension MeetingEventListener {
     /// Does nothing by default.
     public func onLivestreamStateChanged(state: LivestreamStatus) {}
+    /// Does nothing.
+    public func onParticipantCountChanged(count: Int) {}
     /// Does nothing by default.
     public func onMeetingJoined() {}
     /// Does nothing by default.

@@ -120,8 +120,13 @@ public struct MeetingData: Codable, Sendable, Hashable {
     public var createdAt: Date
     /// When it ended.
     public var endedAt: Date?
-    /// Its participants, by join time.
+    /// Its participants, by join time: all of them for a moderator, a `SEND_AND_RECV`
+    /// participant and the app's backend; for everyone else the participants on stage (those
+    /// who joined or were since `SEND_AND_RECV`, and moderators) and the reader's own, so that
+    /// joining a meeting of 10,000 viewers reads no list of 10,000.
     public var participants: [MeetingParticipant]
+    /// How many participants the meeting has, listed or not; `nil` from servers before it.
+    public var participantCount: Int?
     /// The pinned participants and what of them is pinned.
     public var pins: [String: PinState]
     /// Its HLS livestream, once one was started.
@@ -224,6 +229,8 @@ public struct MeetingEvent: Codable, Sendable, Hashable {
     public var replacedClientId: String?
     /// The livestream's new state (`meeting.livestreamStateChanged`).
     public var livestream: LivestreamInfo?
+    /// The meeting's participant count (`meeting.participantCountChanged`).
+    public var count: Int?
     /// For a message sent to some participants only: the users it is for. The server
     /// delivers such an event only to them (live, on replay and in history).
     public var audience: [String]?
@@ -231,8 +238,9 @@ public struct MeetingEvent: Codable, Sendable, Hashable {
     /// Makes an event.
     public init(type: String, participant: MeetingParticipant? = nil, participantId: String? = nil, mode: Mode? = nil, pinState: PinState? = nil,
                 kind: MediaKind? = nil, message: PubSubMessage? = nil, reason: String? = nil, replacedClientId: String? = nil, audience: [String]? = nil,
-                livestream: LivestreamInfo? = nil) {
+                livestream: LivestreamInfo? = nil, count: Int? = nil) {
         self.livestream = livestream
+        self.count = count
         self.type = type
         self.participant = participant
         self.participantId = participantId
@@ -249,11 +257,18 @@ public struct MeetingEvent: Codable, Sendable, Hashable {
 /// The meeting event types.
 public enum MeetingEventType {
     /// A participant joined (or, with `replacedClientId`, joined again from a new connection).
+    /// A participant off stage (`RECV_ONLY` or `SIGNALLING_ONLY`, never `SEND_AND_RECV`, not
+    /// a moderator) is announced to the moderators and `SEND_AND_RECV` participants only, as
+    /// are its other changes; the rest see ``participantCountChanged``.
     public static let participantJoined = "meeting.participantJoined"
     /// A participant left (`reason`: `left`, `timeout`, `duplicate`, `ended`).
     public static let participantLeft = "meeting.participantLeft"
-    /// A participant is reconnecting, or back.
+    /// A participant is reconnecting, or back; or, sent to everyone, a participant off stage
+    /// came on stage (its mode became `SEND_AND_RECV`).
     public static let participantStateChanged = "meeting.participantStateChanged"
+    /// The meeting's participant count changed (``MeetingEvent/count``): announced to
+    /// everyone at most once a second, whatever joined and left in between.
+    public static let participantCountChanged = "meeting.participantCountChanged"
     /// A participant changed its own mode.
     public static let modeChanged = "meeting.modeChanged"
     /// A participant turned a medium on.

@@ -41,8 +41,11 @@ public final class ParticipantListViewModel: MeetingEventListener, ParticipantEv
         public var isPinned: Bool
     }
 
-    /// The participants, the local one first.
+    /// The participants, the local one first: everyone for a host or moderator; for a viewer
+    /// (`RECV_ONLY`, `SIGNALLING_ONLY`), those on stage and itself (see `Meeting.participants`).
     public private(set) var rows: [Row] = []
+    /// How many participants the meeting has, listed or not: the seed's "Participants (N)".
+    public private(set) var participantCount = 0
     /// The meeting listed.
     @ObservationIgnored public let meeting: Meeting
     @ObservationIgnored private var requested: Set<String> = []
@@ -76,6 +79,7 @@ public final class ParticipantListViewModel: MeetingEventListener, ParticipantEv
                        isHost: host, isRequested: requested.contains(participant.id) && !host, cameraOn: participant.webcamOn,
                        micOn: participant.micOn, isPinned: participant.pinState.isPinned)
         }
+        participantCount = max(meeting.participantCount, rows.count)
     }
 
     /// The row of a participant.
@@ -97,6 +101,8 @@ public final class ParticipantListViewModel: MeetingEventListener, ParticipantEv
     }
     /// Updates the pinned flag.
     public func onPinStateChanged(participantId: String, pinType: PinType?) { refresh() }
+    /// Updates the count.
+    public func onParticipantCountChanged(count: Int) { participantCount = max(count, rows.count) }
     /// Updates camera and mic state.
     public func onStreamEnabled(_ stream: MediaStream, forParticipant participant: Participant) { refresh() }
     /// Updates camera and mic state.

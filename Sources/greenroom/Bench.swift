@@ -31,7 +31,7 @@ final class BenchTarget: Sendable {
     let tokens: TokenService
     let process: Process?
 
-    static func start(_ options: BenchOptions, serveArguments: [String] = []) async throws -> BenchTarget {
+    static func start(_ options: BenchOptions, serveArguments: [String] = [], environment: [String: String] = [:]) async throws -> BenchTarget {
         FileLimits.raise(logger: .init(label: "greenroom.bench"))
         if let server = options.server {
             guard let url = URL(string: server), let directory = options.dataDir else {
@@ -48,6 +48,7 @@ final class BenchTarget: Sendable {
         var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
         if let database = options.database { arguments += ["--database", database] }
         process.arguments = arguments + serveArguments
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         let pipe = ChildProcesses.pipe()
         process.standardOutput = pipe
         try ChildProcesses.run(process)

@@ -80,7 +80,10 @@ struct MeetingRosterTests {
                     try await recorder.wait("30 messages") { $0.on("chat").count >= 30 }
                     #expect(await MainActor.run { recorder.on("chat").map(\.message) } == (1...30).map { "m\($0)" })
                 }
-                try await eventually("everyone sees 101 participants") { meetings.allSatisfy { $0.participants.count == 101 } }
+                // The speaker lists all 101; a viewer the speaker and itself, and counts 101.
+                try await eventually("the speaker lists 101 participants") { publisher.participants.count == 101 }
+                try await eventually("every viewer counts 101") { meetings.allSatisfy { $0.participantCount == 101 } }
+                #expect(meetings.allSatisfy { Set($0.participants.map(\.id)) == [$0.localParticipant.id, "speaker"] })
             }
         }
     }

@@ -65,6 +65,16 @@ struct Roster: Sendable {
         return entry
     }
 
+    /// Whether the caller's connection holds an entry of `stream`'s roster now: it is inside
+    /// the room (a meeting's participant, a live event's host or participant), found without
+    /// reading the rest of the roster.
+    func holdsAny(_ caller: Caller, stream: String, in reader: any PresenceReading) async throws -> Bool {
+        for (entryStream, key) in caller.session.rosterEntries where entryStream == stream {
+            if try await held(by: caller, stream: stream, key: key, in: reader) != nil { return true }
+        }
+        return false
+    }
+
     /// Whether `entry` is held by the connection `clientId` (and not by a newer connection
     /// of its user, nor detached).
     func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {

@@ -31,7 +31,11 @@ extension ServerCore {
         guard StreamName.isValid(args.stream) else {
             throw GreenroomError(.invalidParameterValue, "stream must be 1–200 characters of letters, digits and :_-.@")
         }
-        try await authorizeRead(context.identity, stream: args.stream)
+        // Inside the room (its roster holds this connection's entry): may read it, whatever
+        // the room's size; otherwise the stream's owner decides.
+        if try await !roster.holdsAny(context.caller, stream: args.stream, in: storage) {
+            try await authorizeRead(context.identity, stream: args.stream)
+        }
         guard connection.subscribedStreams.count < Self.maxSubscriptionsPerConnection else {
             throw GreenroomError(.rateLimited, "at most \(Self.maxSubscriptionsPerConnection) subscriptions per connection")
         }

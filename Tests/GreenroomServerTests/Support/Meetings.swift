@@ -31,6 +31,7 @@ final class MeetingRecorder: MeetingEventListener, PubSubMessageListener, Partic
     func onMessageReceived(_ message: Greenroom.PubSubMessage) { messages.append(message) }
     func onSpeakerChanged(participantId: String?) { calls.append("speaker:\(participantId ?? "none")") }
     func onLivestreamStateChanged(state: LivestreamStatus) { calls.append("livestream:\(state.rawValue)") }
+    func onParticipantCountChanged(count: Int) { calls.append("count:\(count)") }
     func onStreamEnabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("on:\(participant.id):\(stream.kind.rawValue)") }
     func onStreamDisabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("off:\(participant.id):\(stream.kind.rawValue)") }
 

@@ -250,13 +250,3 @@ struct LiveEventService: Sendable {
         pending.insert(id)
     }
 }
-
-/// Ids waiting to be handled, shared by the copies of a service.
-final class PendingSet: Sendable {
-    private let ids = Locked<Set<String>>([])
-
-    func insert(_ id: String) { _ = ids.withLock { $0.insert(id) } }
-
-    /// Takes every id out.
-    func take() -> Set<String> { ids.withLock { ids in defer { ids = [] }; return ids } }
-}

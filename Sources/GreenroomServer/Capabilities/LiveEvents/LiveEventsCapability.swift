@@ -25,25 +25,5 @@ struct LiveEventsCapability: Capability {
     }
 
     var rosterOwner: (any RosterOwner)? { service }
-    var services: [any Service] { [LiveEventCountService(liveEvents: service, logger: logger)] }
-}
-
-/// Announces the live events' changed counts, at most once a second per event.
-struct LiveEventCountService: Service {
-    let liveEvents: LiveEventService
-    let logger: Logger
-    static let period: Duration = .seconds(1)
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: Self.period)
-                do {
-                    try await liveEvents.flush()
-                } catch {
-                    logger.error("announcing live event counts failed: \(error)")
-                }
-            }
-        }
-    }
+    var services: [any Service] { [CountAnnouncer(what: "live event", flush: { [service] in try await service.flush() }, logger: logger)] }
 }

@@ -42,17 +42,22 @@ extension MeetingService: RosterOwner {
         try await roster.holding(caller, stream: stream, key: key) {
             try await events.transact { transaction in
                 try await transaction.lock(stream: stream)
-                guard try await Self.load(transaction, meetingId).meeting.state == .active else {
+                var record = try await Self.load(transaction, meetingId)
+                guard record.meeting.state == .active else {
                     throw GreenroomError(.meetingEnded, "meeting \(meetingId) has ended")
                 }
                 let existing = try await transaction.presenceEntry(stream: stream, clientId: key)
                 if let existing, existing.userId != identity.userId {
                     throw GreenroomError(.participantIdTaken, "participant \(args.participantId) belongs to another user")
                 }
-                if existing == nil, try await transaction.presenceCount(stream: stream, clientIdPrefix: Self.key("")) >= limit {
-                    throw GreenroomError(.maxParticipantsReached, "meeting \(meetingId) has \(limit) participants")
+                if existing == nil {
+                    let count = if let kept = record.count { kept } else { try await transaction.presenceCount(stream: stream, clientIdPrefix: Self.key("")) }
+                    guard count < limit else { throw GreenroomError(.maxParticipantsReached, "meeting \(meetingId) has \(limit) participants") }
                 }
                 try await transaction.putPresence(entry)
+                try await Self.keep(&record, delta: existing == nil ? 1 : 0, participant, id: participant.participantId, in: transaction)
+                try await transaction.save(record)
+                let audience = Self.audience(of: participant.participantId, userId: participant.userId, in: record)
                 let event: MeetingEvent
                 if let existing, !existing.node.isEmpty, let old = existing.data["connection"]?.stringValue, old != clientId {
                     event = MeetingEvent(type: MeetingEventType.participantJoined, participant: participant, replacedClientId: old)
@@ -61,11 +66,12 @@ extension MeetingService: RosterOwner {
                 } else {
                     event = MeetingEvent(type: MeetingEventType.participantJoined, participant: participant)
                 }
-                _ = try await transaction.append([try Self.event(meetingId, event)])
+                _ = try await transaction.append([try Self.event(meetingId, event, audience: audience)])
             }
         }
+        markPending(meetingId)
         let info = try await storage.streamInfo(stream)
-        return MeetingJoinResult(status: .joined, meeting: try await current(meetingId),
+        return MeetingJoinResult(status: .joined, meeting: try await current(meetingId, for: identity, own: [participant]),
                                  position: StreamPosition(offset: info.head, epoch: info.epoch), clientId: clientId)
     }
 
@@ -117,10 +123,13 @@ extension MeetingService: RosterOwner {
     /// Leaves the meeting; the connection stops following it.
     func leave(_ meetingId: String, caller: Caller) async throws {
         let stream = Self.stream(meetingId)
-        let key = try await change(meetingId, caller) { transaction, entry, participant in
+        let key = try await events.transact { transaction in
+            let (entry, participant) = try await mine(meetingId, caller, in: transaction)
             try await transaction.removePresence(stream: stream, clientId: entry.clientId)
-            return [MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "left")]
-        }.entry.clientId
+            try await Self.removed(participant, meetingId: meetingId, reason: "left", in: transaction)
+            return entry.clientId
+        }
+        markPending(meetingId)
         caller.session.releaseRoster(stream: stream, key: key)
         caller.session.endSubscription(stream)
         await media.leave(MediaPlane.MemberKey(clientId: caller.clientId, stream: stream), reason: "left")
@@ -139,16 +148,38 @@ extension MeetingService: RosterOwner {
             var detached = current
             detached.data = current.data.merging(["participant": try RawJSON(encoding: participant)])
             try await roster.detach(detached, grace: grace, in: transaction)
+            let record = try await Self.load(transaction, meetingId)
             _ = try await transaction.append([try Self.event(meetingId,
-                MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant))])
+                MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant),
+                audience: Self.audience(of: participant.participantId, userId: participant.userId, in: record))])
         }
     }
 
     /// A participant that did not come back (or whose node died) has left.
     func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
         guard let participant = try entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
-        _ = try await transaction.append([try Self.event(try Self.meetingId(of: entry.stream),
-            MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: "timeout"))])
+        let meetingId = try Self.meetingId(of: entry.stream)
+        try await Self.removed(participant, meetingId: meetingId, reason: "timeout", in: transaction)
+        markPending(meetingId)
+    }
+
+    /// A participant's entry was removed in `transaction`: the record's count and stage
+    /// follow, and `meeting.participantLeft` goes to whoever heard of it.
+    static func removed(_ participant: MeetingParticipant, meetingId: String, reason: String, in transaction: any StorageTransaction) async throws {
+        var record = try await load(transaction, meetingId)
+        let audience = audience(of: participant.participantId, userId: participant.userId, in: record)
+        try await keep(&record, delta: -1, nil, id: participant.participantId, in: transaction)
+        try await transaction.save(record)
+        if var member = try await transaction.load(MeetingMemberRecord.self, scope: meetingId, id: participant.userId) {
+            member.participantIds.removeAll { $0 == participant.participantId }
+            if member.participantIds.isEmpty {
+                try await transaction.remove(MeetingMemberRecord.self, scope: meetingId, id: participant.userId)
+            } else {
+                try await transaction.save(member)
+            }
+        }
+        _ = try await transaction.append([try event(meetingId,
+            MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: reason), audience: audience)])
     }
 
     // MARK: Modes, media and pins
@@ -156,11 +187,16 @@ extension MeetingService: RosterOwner {
     /// Changes the caller's own mode; leaving `SEND_AND_RECV` turns its media off and removes
     /// its publisher from the media room (`SIGNALLING_ONLY`: its receiving session too).
     func changeMode(_ args: MeetingModeArgs, caller: Caller) async throws -> MeetingParticipant {
-        let participant = try await change(args.meetingId, caller) { transaction, entry, participant in
+        let meetingId = args.meetingId
+        let participant = try await events.transact { transaction in
+            let (entry, stored) = try await mine(meetingId, caller, in: transaction)
+            var participant = stored
             guard participant.mode != args.mode else {
                 throw GreenroomError(.modeUnchanged, "\(participant.participantId) is in \(args.mode.rawValue) already")
             }
             participant.mode = args.mode
+            var record = try await Self.load(transaction, meetingId)
+            let wasOnStage = Self.audience(of: participant.participantId, userId: participant.userId, in: record) == nil
             var events: [MeetingEvent] = []
             if args.mode != .SEND_AND_RECV {
                 if participant.micOn { events.append(MeetingEvent(type: MeetingEventType.streamDisabled, participantId: participant.participantId, kind: .audio)) }
@@ -170,8 +206,16 @@ extension MeetingService: RosterOwner {
             }
             try await Self.store(participant, in: entry, transaction)
             events.append(MeetingEvent(type: MeetingEventType.modeChanged, participantId: participant.participantId, mode: args.mode))
-            return events
-        }.participant
+            try await Self.keep(&record, delta: 0, participant, id: participant.participantId, in: transaction)
+            try await transaction.save(record)
+            let audience = Self.audience(of: participant.participantId, userId: participant.userId, in: record)
+            // Come on stage: everyone hears of it now, and will of its changes until it leaves.
+            if !wasOnStage, audience == nil {
+                events.insert(MeetingEvent(type: MeetingEventType.participantStateChanged, participant: participant), at: 0)
+            }
+            _ = try await transaction.append(try events.map { try Self.event(meetingId, $0, audience: audience) })
+            return participant
+        }
         if args.mode != .SEND_AND_RECV {
             await media.revoke(stream: Self.stream(args.meetingId), clientId: caller.clientId,
                                publish: true, receive: args.mode == .SIGNALLING_ONLY, reason: "modeChanged")

@@ -20,8 +20,18 @@ extension MeetingService {
         }
         var audience: [String]?
         if let sendOnly = args.options?.sendOnly {
-            let everyone = try await participants(args.meetingId)
-            let users = sendOnly.compactMap { id in everyone.first { $0.participant.participantId == id }?.participant.userId }
+            // Each named participant's own entry, not the whole roster (a host inviting one
+            // viewer of thousands).
+            guard sendOnly.count <= participantLimit else {
+                throw GreenroomError(.invalidParameterValue, "sendOnly names \(sendOnly.count) participants; a meeting has at most \(participantLimit)")
+            }
+            var users: [String] = []
+            for id in sendOnly where Limits.isValidId(id) {
+                if let entry = try await storage.presenceEntry(stream: Self.stream(args.meetingId), clientId: Self.key(id)),
+                   entry.data["role"]?.stringValue == Self.role {
+                    users.append(entry.userId)
+                }
+            }
             guard users.count == sendOnly.count else {
                 throw GreenroomError(.meetingNotFound, "sendOnly names participants that are not in the meeting")
             }
@@ -43,8 +53,9 @@ extension MeetingService {
     }
 
     /// The persisted messages of a topic the caller may see, oldest first.
-    func messages(_ args: PubSubTopicArgs, identity: Identity) async throws -> [PubSubMessage] {
-        try await authorizeRead(identity, meetingId: args.meetingId)
+    func messages(_ args: PubSubTopicArgs, caller: Caller) async throws -> [PubSubMessage] {
+        let identity = caller.identity
+        if (try? await mine(args.meetingId, caller)) == nil { try await authorizeRead(identity, meetingId: args.meetingId) }
         let query = RecordQuery(kind: PersistedPubSubRecord.recordKind, scope: PersistedPubSubRecord.scope(args.meetingId, args.topic), limit: 10_000)
         return try await storage.list(PersistedPubSubRecord.self, query)
             .filter { $0.audience?.contains(identity.userId) ?? true }

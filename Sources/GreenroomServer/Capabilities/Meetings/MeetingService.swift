@@ -1,10 +1,18 @@
 import Foundation
 import GreenroomProtocol
 
-/// A meeting as stored: its state and pins (participants live in the roster).
+/// A meeting as stored: its state and pins (participants live in the roster), with the
+/// participant count and stage its roster's changes keep (see `MeetingService+Stage`).
 struct MeetingRecord: StoredRecord {
     static let recordKind = "meeting"
     var meeting: MeetingData
+    /// How many participants are in the roster; `nil` in records stored before it was kept
+    /// (counted from the roster at the next change).
+    var count: Int?
+    /// The count last announced with `meeting.participantCountChanged`.
+    var announcedCount: Int?
+    /// The participants on stage, by participant id; `nil` as `count`.
+    var stage: [String: MeetingStageMember]?
 
     var recordId: String { meeting.meetingId }
     var recordSort: Int64 { ChannelRecord.millis(meeting.createdAt) }
@@ -55,6 +63,8 @@ struct MeetingService: Sendable {
     let media: MediaPlane
     /// The meetings' HLS livestreams; a meeting's stops when it ends.
     let livestreams: LivestreamEngine
+    /// The meetings whose count changed since the last flush.
+    let pending = PendingSet()
 
     static let role = "participant"
     static func key(_ participantId: String) -> String { "p:\(participantId)" }
@@ -91,10 +101,14 @@ struct MeetingService: Sendable {
         return id
     }
 
-    /// The meeting with its participants as they are now.
-    func current(_ meetingId: String) async throws -> MeetingData {
-        var meeting = try await Self.load(storage, meetingId).meeting
-        meeting.participants = try await participants(meetingId).map(\.participant)
+    /// The meeting with its participants as they are now: all of them for the backend
+    /// (`identity` `nil`) and for a participant who watches, otherwise those on stage and
+    /// `own` (see ``listed(_:record:for:own:)``).
+    func current(_ meetingId: String, for identity: Identity? = nil, own: [MeetingParticipant] = []) async throws -> MeetingData {
+        let record = try await Self.load(storage, meetingId)
+        var meeting = record.meeting
+        meeting.participants = try await listed(meetingId, record: record, for: identity, own: own)
+        meeting.participantCount = record.count ?? meeting.participants.count
         meeting.livestream = try await storage.load(LivestreamRecord.self, id: Self.stream(meetingId))?.info
         return meeting
     }
@@ -130,18 +144,25 @@ struct MeetingService: Sendable {
         }
     }
 
-    /// Who may read a meeting's stream: its participants' users and moderators.
+    /// Who may read a meeting's stream: its participants' users and moderators, found by the
+    /// user's member record (the roster is read only for a meeting stored before those were
+    /// kept).
     func authorizeRead(_ identity: Identity, meetingId: String) async throws {
-        _ = try await Self.load(storage, meetingId)
+        let record = try await Self.load(storage, meetingId)
         if identity.grants.contains(MeetingGrant.allowMod) { return }
-        guard try await participants(meetingId).contains(where: { $0.participant.userId == identity.userId }) else {
+        if try await storage.load(MeetingMemberRecord.self, scope: meetingId, id: identity.userId) != nil { return }
+        guard record.count == nil, try await participants(meetingId).contains(where: { $0.participant.userId == identity.userId }) else {
             throw GreenroomError(.meetingNotJoined, "join meeting \(meetingId) before following it")
         }
     }
 
-    func get(_ meetingId: String, identity: Identity) async throws -> MeetingData {
-        try await authorizeRead(identity, meetingId: meetingId)
-        return try await current(meetingId)
+    /// The meeting as the caller may see it (see ``current(_:for:own:)``).
+    func get(_ meetingId: String, caller: Caller) async throws -> MeetingData {
+        if let own = try? await mine(meetingId, caller).participant {
+            return try await current(meetingId, for: caller.identity, own: [own])
+        }
+        try await authorizeRead(caller.identity, meetingId: meetingId)
+        return try await current(meetingId, for: caller.identity)
     }
 
     // MARK: Creating and ending
@@ -169,12 +190,16 @@ struct MeetingService: Sendable {
             guard record.meeting.state == .active else { return }
             record.meeting.state = .ended
             record.meeting.endedAt = Date.wireNow
+            record.count = 0
+            record.stage = [:]
             try await transaction.save(record)
+            _ = try await transaction.deleteRecords(kind: MeetingMemberRecord.recordKind, scope: meetingId)
             for (entry, _) in try await Self.participants(meetingId, in: transaction) {
                 try await transaction.removePresence(stream: entry.stream, clientId: entry.clientId)
             }
             _ = try await transaction.append([try Self.event(meetingId, MeetingEvent(type: MeetingEventType.ended, reason: identity.userId))])
         }
+        markPending(meetingId)
         await livestreams.stop(Self.stream(meetingId), reason: "ended")
         await media.roomEnded(Self.stream(meetingId))
     }

@@ -17,7 +17,7 @@ extension MeetingsCapability {
             return EmptyResult()
         }
         router.on(MeetingOperation.get) { (context, args: MeetingRef) -> MeetingData in
-            try await meetings.get(args.meetingId, identity: context.identity)
+            try await meetings.get(args.meetingId, caller: context.caller)
         }
         router.on(MeetingOperation.changeMode) { (context, args: MeetingModeArgs) -> MeetingParticipant in
             try await meetings.changeMode(args, caller: context.caller)
@@ -45,7 +45,7 @@ extension MeetingsCapability {
             try await meetings.publish(args, caller: context.caller)
         }
         router.on(MeetingOperation.messages) { (context, args: PubSubTopicArgs) -> [PubSubMessage] in
-            try await meetings.messages(args, identity: context.identity)
+            try await meetings.messages(args, caller: context.caller)
         }
     }
 }

@@ -1,13 +1,17 @@
 import GreenroomProtocol
 import Hummingbird
+import Logging
+import ServiceLifecycle
 
 /// Stage meetings (seed 001): participants in the roster with their modes, media and pins,
 /// admission by moderators, pub/sub; a meeting's stream (`meeting:<id>`) is read by its
 /// participants' users and its moderators.
 struct MeetingsCapability: Capability {
     let service: MeetingService
+    let logger: Logger
 
     init(_ core: CoreServices) {
+        logger = core.logger
         service = MeetingService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
                                  participantLimit: core.configuration.meetingParticipantLimit, media: core.media,
                                  livestreams: core.livestreams)
@@ -22,6 +26,7 @@ struct MeetingsCapability: Capability {
     }
 
     var rosterOwner: (any RosterOwner)? { service }
+    var services: [any Service] { [CountAnnouncer(what: "meeting", flush: { [service] in try await service.flush() }, logger: logger)] }
 
     /// `POST /v1/meetings` creates a meeting, `GET /v1/meetings/{id}` reads it with its
     /// participants (API key).
