@@ -55,7 +55,7 @@ extension MeetingService: RosterOwner {
                     guard count < limit else { throw GreenroomError(.maxParticipantsReached, "meeting \(meetingId) has \(limit) participants") }
                 }
                 try await transaction.putPresence(entry)
-                try await Self.keep(&record, delta: existing == nil ? 1 : 0, participant, id: participant.participantId, in: transaction)
+                try await Self.keep(&record, delta: existing == nil ? 1 : 0, participant, in: transaction)
                 try await transaction.save(record)
                 let audience = Self.audience(of: participant.participantId, userId: participant.userId, in: record)
                 let event: MeetingEvent
@@ -163,21 +163,13 @@ extension MeetingService: RosterOwner {
         markPending(meetingId)
     }
 
-    /// A participant's entry was removed in `transaction`: the record's count and stage
-    /// follow, and `meeting.participantLeft` goes to whoever heard of it.
+    /// A participant's entry was removed in `transaction`: the record's count and stage and
+    /// the user's member record follow, and `meeting.participantLeft` goes to whoever heard of it.
     static func removed(_ participant: MeetingParticipant, meetingId: String, reason: String, in transaction: any StorageTransaction) async throws {
         var record = try await load(transaction, meetingId)
         let audience = audience(of: participant.participantId, userId: participant.userId, in: record)
-        try await keep(&record, delta: -1, nil, id: participant.participantId, in: transaction)
+        try await keep(&record, delta: -1, participant, in: transaction)
         try await transaction.save(record)
-        if var member = try await transaction.load(MeetingMemberRecord.self, scope: meetingId, id: participant.userId) {
-            member.participantIds.removeAll { $0 == participant.participantId }
-            if member.participantIds.isEmpty {
-                try await transaction.remove(MeetingMemberRecord.self, scope: meetingId, id: participant.userId)
-            } else {
-                try await transaction.save(member)
-            }
-        }
         _ = try await transaction.append([try event(meetingId,
             MeetingEvent(type: MeetingEventType.participantLeft, participantId: participant.participantId, reason: reason), audience: audience)])
     }
@@ -206,7 +198,7 @@ extension MeetingService: RosterOwner {
             }
             try await Self.store(participant, in: entry, transaction)
             events.append(MeetingEvent(type: MeetingEventType.modeChanged, participantId: participant.participantId, mode: args.mode))
-            try await Self.keep(&record, delta: 0, participant, id: participant.participantId, in: transaction)
+            try await Self.keep(&record, delta: 0, participant, in: transaction)
             try await transaction.save(record)
             let audience = Self.audience(of: participant.participantId, userId: participant.userId, in: record)
             // Come on stage: everyone hears of it now, and will of its changes until it leaves.

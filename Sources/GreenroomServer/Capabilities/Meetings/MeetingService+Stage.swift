@@ -33,13 +33,14 @@ extension MeetingService {
         participant.mode == .SEND_AND_RECV || participant.isModerator
     }
 
-    /// Brings the record's count and stage up to date after a change to the roster made in
-    /// `transaction`: `delta` (+1 a new participant, -1 one out, 0 none) and where
-    /// `participant` now stands (`nil`: it is out). A record stored before they were kept is
-    /// counted from the roster, which already holds the change.
-    static func keep(_ record: inout MeetingRecord, delta: Int, _ participant: MeetingParticipant?, id participantId: String,
+    /// Brings the record's count and stage, and the user's member record, up to date after a
+    /// change to `participant` in the roster made in `transaction`: `delta` +1 it is new, -1
+    /// it is out, 0 it changed. A record stored before they were kept is counted from the
+    /// roster, which already holds the change, and its member records are written again.
+    static func keep(_ record: inout MeetingRecord, delta: Int, _ participant: MeetingParticipant,
                      in transaction: any StorageTransaction) async throws {
         let meetingId = record.meeting.meetingId
+        let id = participant.participantId
         guard let count = record.count, record.stage != nil else {
             let all = try await participants(meetingId, in: transaction).map(\.participant)
             record.count = all.count
@@ -52,19 +53,25 @@ extension MeetingService {
             return
         }
         record.count = max(0, count + delta)
-        guard let participant else {
-            record.stage?[participantId] = nil
-            return
-        }
-        if delta > 0 {
+        if delta != 0 {
             var member = try await transaction.load(MeetingMemberRecord.self, scope: meetingId, id: participant.userId)
                 ?? MeetingMemberRecord(meetingId: meetingId, userId: participant.userId, participantIds: [])
-            member.participantIds = Array(Set(member.participantIds).union([participantId])).sorted()
-            try await transaction.save(member)
+            var ids = Set(member.participantIds)
+            if delta > 0 { ids.insert(id) } else { ids.remove(id) }
+            member.participantIds = ids.sorted()
+            if ids.isEmpty {
+                try await transaction.remove(MeetingMemberRecord.self, scope: meetingId, id: participant.userId)
+            } else {
+                try await transaction.save(member)
+            }
+        }
+        guard delta >= 0 else {
+            record.stage?[id] = nil
+            return
         }
         let watches = watches(participant)
-        if watches || record.stage?[participantId] != nil {
-            record.stage?[participantId] = MeetingStageMember(userId: participant.userId, watches: watches)
+        if watches || record.stage?[id] != nil {
+            record.stage?[id] = MeetingStageMember(userId: participant.userId, watches: watches)
         }
     }
 
