@@ -39,8 +39,10 @@ extension ServerFrame {
 }
 
 extension StreamEvent {
-    /// Reads an event from its JSON shape (as ``StreamEvent``'s `Codable` form writes it).
-    init(parsing value: RawJSON) throws {
+    /// Reads an event from its JSON shape (as ``StreamEvent``'s `Codable` form writes it),
+    /// already parsed: one pass through the text, without a `JSONDecoder`.
+    /// - Throws: `DecodingError` naming what is wrong.
+    package init(parsing value: RawJSON) throws {
         let members = try FrameKey.object(value, "an event")
         func text(_ key: FrameKey) throws -> String {
             guard case .string(let text) = members[key.rawValue] else {

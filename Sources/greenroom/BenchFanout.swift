@@ -191,6 +191,9 @@ struct BenchFanout: AsyncParsableCommand {
         let senders = try await connect()
         let start = Date()
         let next = Tally()
+        // How long each publish call took: the request's answer (REST), the command's reply
+        // (WebSocket), the bytes written (NATS, which does not acknowledge a PUB).
+        let calls = Locked(Latencies())
         try await withThrowingTaskGroup(of: Void.self) { group in
             for send in senders {
                 group.addTask {
@@ -202,7 +205,10 @@ struct BenchFanout: AsyncParsableCommand {
                         let due = start.addingTimeInterval(Double(index - 1) / rate)
                         let wait = due.timeIntervalSinceNow
                         if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+                        let sent = ContinuousClock.now
                         try await send(index, count)
+                        let took = ContinuousClock.now - sent
+                        calls.withLock { $0.record(milliseconds: Double(took.components.seconds) * 1000 + Double(took.components.attoseconds) / 1e15) }
                         if (index - 1) / max(messages / 10, 1) != (index + count - 1) / max(messages / 10, 1) { BenchReport.progress("published \(index + count - 1)") }
                     }
                 }
@@ -243,6 +249,10 @@ struct BenchFanout: AsyncParsableCommand {
         figures["seconds"] = BenchReport.rounded(elapsed)
         figures["deliveriesPerSecond"] = BenchReport.rounded(Double(delivered) / elapsed, 0)
         figures.merge(latencies.figures()) { _, new in new }
+        calls.withLock { calls in
+            figures["publishCallP50Ms"] = BenchReport.rounded(calls.milliseconds(at: 50))
+            figures["publishCallP99Ms"] = BenchReport.rounded(calls.milliseconds(at: 99))
+        }
         if nodes > 1 {
             figures["nodes"] = .array(perNode.enumerated().map { node, figures in
                 RawJSON.dictionary(figures.latencies.figures(max: false).merging([

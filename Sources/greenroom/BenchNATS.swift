@@ -190,7 +190,7 @@ final class NATSPublisher: Sendable {
     private init(channel: any Channel) { self.channel = channel }
 
     static func connect(port: Int) async throws -> NATSPublisher {
-        let channel = try await ClientBootstrap(group: BenchRawClient.group.next())
+        let channel = try await ClientBootstrap(group: BenchRawClient.publisherGroup.next())
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(NATSPingHandler()) }

@@ -22,7 +22,7 @@ final class BenchPublisher: Sendable {
     /// Connects to the server at `baseURL`.
     static func connect(to baseURL: URL, apiKey: String) async throws -> BenchPublisher {
         guard let host = baseURL.host, let port = baseURL.port else { throw BenchSubscriberError(description: "cannot connect to \(baseURL)") }
-        let loop = BenchRawClient.group.next()
+        let loop = BenchRawClient.publisherGroup.next()
         let channel = try await ClientBootstrap(group: loop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connect(host: host, port: port).get()

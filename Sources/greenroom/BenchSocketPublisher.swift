@@ -18,7 +18,7 @@ final class BenchSocketPublisher: Sendable {
     /// Connects to the WebSocket at `url` with `token` and waits for the upgrade.
     static func connect(url: String, token: String) async throws -> BenchSocketPublisher {
         let (host, port, request) = try BenchRawClient.upgradeRequest(url: url, token: token)
-        let loop = BenchRawClient.group.next()
+        let loop = BenchRawClient.publisherGroup.next()
         let made = loop.makePromise(of: NIOLoopBound<SocketPublisherHandler>.self)
         let upgraded = loop.makePromise(of: Void.self)
         let channel = try await ClientBootstrap(group: loop)

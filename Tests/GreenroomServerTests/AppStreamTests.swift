@@ -83,4 +83,54 @@ struct AppStreamTests {
             #expect(log.map { $0["data"]?["n"]?.numberValue } == [1, 2, 4])
         }
     }
+
+    @Test("fan-outs that overlap, written a few connections at a time per event loop: 100 subscribers each receive 60 events from 4 concurrent publishers once and in offset order, and a subscriber's own command is answered meanwhile")
+    func overlappingFanOuts() async throws {
+        try await HeavyTests.run {
+            try await withServer { server in
+                // More subscribers on each event loop than one drain task takes (LoopDrainer.chunk).
+                let subscribers = 100
+                let followed = try await withThrowingTaskGroup(of: (GreenroomClient, StreamSubscription).self) { group in
+                    for index in 0..<subscribers {
+                        group.addTask {
+                            let client = try await server.client("fan-\(index)", grants: ["app:fan"])
+                            return (client, try await client.subscribe(to: "app:fan"))
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                // Four publishers at once, 15 events each: the fan-out of one event is still
+                // being written when the next ones are queued behind it.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for publisher in 0..<4 {
+                        group.addTask {
+                            for index in 0..<15 {
+                                let (status, answer) = try await server.rest("POST", "/v1/streams/app:fan/events",
+                                                                             body: ["type": "n", "data": ["p": .number(Double(publisher)), "i": .number(Double(index))]])
+                                #expect(status == 201, "\(answer)")
+                            }
+                        }
+                    }
+                    // A subscriber's command during the fan-outs is answered (its reply shares
+                    // the connection's queue with the events).
+                    group.addTask {
+                        let client = followed[0].0
+                        let me = try await client.currentUserController().currentUser()
+                        #expect(me.id == client.currentUserId && me.id.hasPrefix("fan-"))
+                    }
+                    try await group.waitForAll()
+                }
+                for (client, subscription) in followed {
+                    let events = try await collect(subscription, count: 60).events
+                    #expect(events.map(\.offset) == Array(1...60), "\(client.currentUserId ?? "?") received \(events.map(\.offset))")
+                    // Each publisher's events in the order it published them.
+                    for publisher in 0..<4 {
+                        let mine = events.filter { $0.data["p"]?.numberValue == Double(publisher) }.map { $0.data["i"]?.numberValue }
+                        #expect(mine == (0..<15).map { Double($0) })
+                    }
+                }
+                for (client, _) in followed { await client.disconnect() }
+            }
+        }
+    }
 }

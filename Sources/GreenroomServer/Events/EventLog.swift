@@ -101,16 +101,22 @@ final class EventLog: Service, Sendable {
 
     /// Writes queued appends until graceful shutdown, then drains what is left.
     func run() async throws {
-        await withGracefulShutdownHandler {
-            for await _ in wake {
-                await drain()
-                if state.withLock({ $0.stopped }) { break }
+        // On the storage's own writing thread when it has one (SQLite's): the batch's
+        // statements, its commit and the hand-off of its events run there without a hop
+        // between threads per batch (bench store on SQLite, 20,000 messages, 64 in flight:
+        // 5,762–6,241 → 6,715–7,422 a second).
+        await withTaskExecutorPreference(storage.writeExecutor) {
+            await withGracefulShutdownHandler {
+                for await _ in wake {
+                    await drain()
+                    if state.withLock({ $0.stopped }) { break }
+                }
+            } onGracefulShutdown: {
+                self.state.withLock { $0.stopped = true }
+                self.wakeContinuation.finish()
             }
-        } onGracefulShutdown: {
-            self.state.withLock { $0.stopped = true }
-            self.wakeContinuation.finish()
+            await drain()
         }
-        await drain()
     }
 
     private func drain() async {

@@ -81,12 +81,19 @@ final class PostgresEventRelay: Service, Sendable {
         }
     }
 
+    /// What a notification's payload says: a whole event, or a hint naming a stream's
+    /// offset; `nil` when it is neither.
+    ///
+    /// Read in one pass by ``RawJSON``'s parser: every node reads every notification,
+    /// its own appends' included, and Foundation's `JSONDecoder` made reading them 13% of
+    /// a node's CPU while it stored chat messages (`bench store` on PostgreSQL).
     static func parse(_ payload: String) -> Input? {
-        let data = Data(payload.utf8)
-        if let event = try? WireCoding.decode(StreamEvent.self, from: data) { return .event(event) }
-        guard let hint = try? RawJSON(json: data), let stream = hint["stream"]?.stringValue,
-              let offset = hint["offset"]?.numberValue, offset >= 1 else { return nil }
-        return .hint(stream: stream, offset: UInt64(offset))
+        guard let value = try? RawJSON(json: payload) else { return nil }
+        if value["epoch"] != nil, let event = try? StreamEvent(parsing: value) { return .event(event) }
+        // A hint, or an event that does not read as one: its position, read again from the log.
+        guard let stream = value["stream"]?.stringValue, let number = value["offset"]?.numberValue,
+              let offset = UInt64(exactly: number), offset >= 1 else { return nil }
+        return .hint(stream: stream, offset: offset)
     }
 
     private func process(_ input: Input) async {

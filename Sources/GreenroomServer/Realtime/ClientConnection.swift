@@ -7,10 +7,11 @@ import NIOWebSocket
 ///
 /// Deliveries from the hub and replies from commands are queued here without awaiting, and
 /// drained to the socket on the channel's event loop: one hop per event loop for all the
-/// connections an event reaches (``scheduleDrains(_:)``), no task wake-up per delivery. While
-/// the socket is not writable the frames wait in the queue; a client that lets the queue
-/// fill up is disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down.
-/// A close is sent by a short-lived task, after what was queued before it.
+/// connections an event reaches (``scheduleDrains(_:)``, through the loop's ``LoopDrainer``,
+/// a few connections a loop task), no task wake-up per delivery. While the socket is not
+/// writable the frames wait in the queue; a client that lets the queue fill up is
+/// disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down. A close
+/// is sent by a short-lived task, after what was queued before it.
 final class ClientConnection: Sendable {
     enum Subscription {
         /// Replaying from the log; live events wait here until the replay is done.
@@ -37,6 +38,8 @@ final class ClientConnection: Sendable {
     let channel: any Channel
     /// The handler next to the socket, which queued frames are written through.
     private let wire: NIOLoopBound<WireHandler>
+    /// Writes this connection's fanned-out events, with the other connections of its loop.
+    let drainer: LoopDrainer
     private let limit: Int
     private let metrics: ServerMetrics
     private let state = Locked(State())
@@ -46,6 +49,7 @@ final class ClientConnection: Sendable {
         self.identity = identity
         self.channel = channel
         self.wire = wire
+        self.drainer = LoopDrainer.of(channel.eventLoop)
         self.limit = limit
         self.metrics = metrics
     }
@@ -98,20 +102,16 @@ final class ClientConnection: Sendable {
         }
     }
 
-    /// Schedules the drain of each connection on its event loop: one hop per event loop.
+    /// Schedules the drain of each connection on its event loop, through the loop's
+    /// ``LoopDrainer``: one hop per event loop, a few connections a loop task.
     static func scheduleDrains(_ connections: [ClientConnection]) {
         guard !connections.isEmpty else { return }
-        var byLoop: [ObjectIdentifier: (loop: any EventLoop, connections: [ClientConnection])] = [:]
+        var byLoop: [ObjectIdentifier: (drainer: LoopDrainer, connections: [ClientConnection])] = [:]
         for connection in connections {
-            let loop = connection.channel.eventLoop
-            byLoop[ObjectIdentifier(loop), default: (loop, [])].connections.append(connection)
+            let drainer = connection.drainer
+            byLoop[ObjectIdentifier(drainer), default: (drainer, [])].connections.append(connection)
         }
-        for (_, group) in byLoop {
-            let targets = group.connections
-            group.loop.execute {
-                for connection in targets { connection.drainOnLoop() }
-            }
-        }
+        for (_, group) in byLoop { group.drainer.add(group.connections) }
     }
 
     /// What a queue change asks for once the lock is released.
@@ -154,7 +154,7 @@ final class ClientConnection: Sendable {
     /// batch. When the socket is full the queue keeps the rest, and the drain goes on when
     /// the socket takes writes again (``socketWritable()``); until then no other drain is
     /// scheduled.
-    private func drainOnLoop() {
+    func drainOnLoop() {
         while channel.isWritable {
             let batch = state.withLock { state -> [ByteBuffer] in
                 if state.finished || state.queue.isEmpty {

@@ -2,6 +2,10 @@ import Foundation
 import GreenroomProtocol
 
 extension SQLiteStorage {
+    /// The writer connection's own thread: the node's writer runs there, so that a batch's
+    /// statements, its commit and its events' hand-off are plain calls on one thread.
+    public var writeExecutor: (any TaskExecutor)? { writerThread }
+
     /// Runs the steps in one transaction on the writer connection (steps that ask for it
     /// in savepoints), then brings each touched stream's head and trimmed mark up to date.
     public func write(_ steps: [WriteStep], retentionCount: UInt64) async throws -> [StepOutcome] {

@@ -71,6 +71,11 @@ public protocol GreenroomStorage: RecordReading, PresenceReading {
     /// - Throws: when the database fails or a step that is not isolated throws; then nothing
     ///   of the batch is stored.
     func write(_ steps: [WriteStep], retentionCount: UInt64) async throws -> [StepOutcome]
+    /// Where ``write(_:retentionCount:)`` runs its statements, when the storage has a
+    /// thread of its own for them: the node's writer then runs there, so that a batch's
+    /// commit and its events' hand-off to subscribers need no hop between threads. `nil`
+    /// (the default) when writes have no such thread.
+    var writeExecutor: (any TaskExecutor)? { get }
     /// The state of a stream's log, creating the stream (with a new epoch) when it is new.
     func streamInfo(_ stream: String) async throws -> StreamInfo
     /// Events of `stream` with offsets after `offset`, oldest first, at most `limit`.
@@ -91,6 +96,10 @@ extension GreenroomStorage {
     public func migrate() async throws {
         try await migrate(upTo: latestSchemaVersion)
     }
+
+    /// None: by default writes have no thread of their own (PostgreSQL's run on the
+    /// connection's event loop, the in-memory storage's anywhere).
+    public var writeExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Reading presence entries: the storage itself (committed data) and a write transaction
