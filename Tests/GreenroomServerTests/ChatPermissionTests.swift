@@ -147,4 +147,49 @@ struct ChatPermissionTests {
             #expect(read?.text == "v3" && read?.extraData.isEmpty == true)
         }
     }
+
+    @Test("leaving ends the member's reading of the channel's stream on each of its connections, and a deleted channel's ends everyone's, while the others keep theirs")
+    func revokedReading() async throws {
+        try await withServer { server in
+            try await server.createUsers(["bob", "cy"])
+            let alice = try await server.client("alice", grants: ["app:marker"])
+            _ = try await alice.createChannel(id: "club", name: "Club", members: ["bob", "cy"])
+            // Bob on two connections, Cy on one; each follows the channel and a marker stream.
+            var followers: [(name: String, client: GreenroomClient, channel: StreamSubscription, marker: StreamSubscription)] = []
+            for name in ["bob", "bob", "cy"] {
+                let client = try await server.client(name, grants: ["app:marker"])
+                followers.append((name, client, try await client.subscribe(to: "channel:club"), try await client.subscribe(to: "app:marker")))
+            }
+            // Every event is delivered in commit order on a connection: once the marker,
+            // published after the change, has arrived, anything of the channel's committed
+            // before it has too (and the subscription's position shows it).
+            func afterMarker(_ index: Int, markers: Int) async throws -> UInt64? {
+                _ = try await collect(followers[index].marker, count: markers)
+                return followers[index].channel.position?.offset
+            }
+
+            try await followers[0].client.channelController(for: "club").leave()
+            let message = try await alice.channelController(for: "club").sendMessage(text: "after bob left")
+            try await server.server.publish(stream: "app:marker", data: ["n": 1])
+            let cys = try await collect(followers[2].channel, count: 2).events
+            #expect(cys.map(\.type) == [ChatEventType.memberLeft, ChatEventType.messageNew])
+            #expect(cys.last?.data["message"]?["id"]?.stringValue == message.id)
+            let left = try #require(cys.first?.offset)
+            for bob in 0..<2 {
+                // The leaving itself reaches him, then nothing more of the channel.
+                #expect(try await afterMarker(bob, markers: 1) == left, "bob's connection \(bob)")
+                #expect(try await collect(followers[bob].channel, count: 1).events.map(\.type) == [ChatEventType.memberLeft])
+            }
+            #expect(try await afterMarker(2, markers: 1) == left + 1)
+
+            try await alice.channelController(for: "club").deleteChannel()
+            let deleted = try #require(try await collect(followers[2].channel, count: 1).events.first)
+            #expect(deleted.type == ChatEventType.channelDeleted)
+            // Whatever is appended to the stream now reaches no one who followed it.
+            try await server.server.publish(stream: "channel:club", type: "late", data: ["n": 2])
+            try await server.server.publish(stream: "app:marker", data: ["n": 2])
+            #expect(try await afterMarker(2, markers: 1) == deleted.offset)
+            for bob in 0..<2 { #expect(try await afterMarker(bob, markers: 1) == left) }
+        }
+    }
 }

@@ -7,8 +7,8 @@ import NIOWebSocket
 ///
 /// Deliveries from the hub and replies from commands are queued here without awaiting, and
 /// drained to the socket on the channel's event loop: one hop per event loop for all the
-/// connections an event reaches (``scheduleDrains(_:)``, through the loop's ``LoopDrainer``,
-/// a few connections a loop task), no task wake-up per delivery. While the socket is not
+/// connections an event reaches (through the loop's ``LoopDrainer``, a few connections a
+/// loop task), no task wake-up per delivery. While the socket is not
 /// writable the frames wait in the queue; a client that lets the queue fill up is
 /// disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down. A close
 /// is sent by a short-lived task, after what was queued before it.
@@ -78,20 +78,24 @@ final class ClientConnection: Sendable {
 
     /// Delivers a live event of `stream` (its frame, from ``EventHub/encode(_:)``): queued now when the subscription is live,
     /// buffered while it replays, dropped when it was already delivered or not subscribed.
-    /// Returns whether the connection needs a drain, which the caller schedules with
-    /// ``scheduleDrains(_:)`` together with the other connections it delivered to.
+    /// Returns whether the connection needs a drain, which the caller asks of the connection's
+    /// ``drainer`` together with the other connections of its loop it delivered to.
+    ///
+    /// Called on the node's writer for each subscriber, so the stream is looked up once and
+    /// its entry changed in place (a replay's buffer is not copied for each event).
     func deliver(stream: String, offset: UInt64, frame: ByteBuffer) -> Bool {
         let action = state.withLock { state -> Action in
-            switch state.subscriptions[stream] {
-            case .none:
-                return .none
+            guard let index = state.subscriptions.index(forKey: stream) else { return .none }
+            switch state.subscriptions.values[index] {
             case .replaying(var buffered):
+                // Take the buffer out of the entry first, so the append does not copy it.
+                state.subscriptions.values[index] = .live(last: .max)
                 buffered.append((offset, frame))
-                state.subscriptions[stream] = .replaying(buffered: buffered)
+                state.subscriptions.values[index] = .replaying(buffered: buffered)
                 return .none
             case .live(let last):
                 guard offset > last else { return .none }
-                state.subscriptions[stream] = .live(last: offset)
+                state.subscriptions.values[index] = .live(last: offset)
                 return enqueue(frame, into: &state)
             }
         }
@@ -100,18 +104,6 @@ final class ClientConnection: Sendable {
         case .none: return false
         case .close: perform(action); return false
         }
-    }
-
-    /// Schedules the drain of each connection on its event loop, through the loop's
-    /// ``LoopDrainer``: one hop per event loop, a few connections a loop task.
-    static func scheduleDrains(_ connections: [ClientConnection]) {
-        guard !connections.isEmpty else { return }
-        var byLoop: [ObjectIdentifier: (drainer: LoopDrainer, connections: [ClientConnection])] = [:]
-        for connection in connections {
-            let drainer = connection.drainer
-            byLoop[ObjectIdentifier(drainer), default: (drainer, [])].connections.append(connection)
-        }
-        for (_, group) in byLoop { group.drainer.add(group.connections) }
     }
 
     /// What a queue change asks for once the lock is released.

@@ -55,6 +55,7 @@ final class LoopDrainer: Sendable {
     /// Queues connections of this loop for a drain (each has just been marked as having one
     /// scheduled), after those already waiting.
     func add(_ connections: [ClientConnection]) {
+        guard !connections.isEmpty else { return }
         let schedule = state.withLock { state -> Bool in
             state.waiting.append(contentsOf: connections)
             if state.scheduled { return false }
