@@ -20,6 +20,7 @@ struct BenchOptions: ParsableArguments {
     @Option(help: "Measure this server instead of starting one (needs --data-dir with its secret and key).") var server: String?
     @Option(name: .customLong("data-dir"), help: "The measured server's data directory.") var dataDir: String?
     @Option(help: "Start the server on this PostgreSQL database instead of SQLite.") var database: String?
+    @Option(help: "Start the server with this durability: disk (the default) or process.") var durability: String?
 }
 
 /// The server under measurement: a child `greenroom serve` (so that its CPU and memory are
@@ -47,6 +48,7 @@ final class BenchTarget: Sendable {
         }
         var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
         if let database = options.database { arguments += ["--database", database] }
+        if let durability = options.durability { arguments += ["--durability", durability] }
         process.arguments = arguments + serveArguments
         if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         let pipe = ChildProcesses.pipe()

@@ -12,6 +12,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on; 0 picks one (GREENROOM_PORT, default 8080).") var port: Int?
     @Option(name: .customLong("data-dir"), help: "Data directory (GREENROOM_DATA_DIR, default ./greenroom-data).") var dataDir: String?
     @Option(help: "A PostgreSQL database shared by several nodes, postgres://user:password@host:port/db (GREENROOM_DATABASE); SQLite in the data directory without it.") var database: String?
+    @Option(help: "disk: each commit waits for the disk before a change is acknowledged; process: for the operating system only, faster, and a machine crash can lose the last seconds (GREENROOM_DURABILITY, default disk; SQLite only).") var durability: Durability?
     @Flag(help: "Run a local Janus for live audio and video (janus on PATH, or GREENROOM_JANUS), restarted if it dies.") var media = false
     @Option(name: .customLong("janus-url"), help: "Use an external Janus's WebSocket API for live audio and video, e.g. ws://127.0.0.1:8188; repeat it for several, each room placed on one (GREENROOM_JANUS_URL, comma-separated).") var janusURL: [String] = []
     @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
@@ -25,6 +26,7 @@ struct Serve: AsyncParsableCommand {
         if let port { config.port = port }
         if let dataDir { config.dataDirectory = dataDir }
         if let database { config.databaseURL = database }
+        if let durability { config.durability = durability }
         if !janusURL.isEmpty { config.janusURLs = janusURL }
         if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
         if let tlsCert { config.tlsCertificatePath = tlsCert }
@@ -45,7 +47,7 @@ struct Serve: AsyncParsableCommand {
             Greenroom is listening on \(server.baseURL.absoluteString) (WebSocket \(server.webSocketURL.absoluteString))
             data directory: \(config.dataDirectory)
             TLS: \(config.tlsCertificatePath.map { "on (\($0))" } ?? "off: plain HTTP and ws:// (--tls-cert/--tls-key, or a reverse proxy in front)")
-            storage: \(config.databaseURL.map { _ in "PostgreSQL (several nodes may share it)" } ?? "SQLite in the data directory")
+            storage: \(config.databaseURL.map { _ in "PostgreSQL (several nodes may share it)" } ?? "SQLite in the data directory, durability \(config.durability)")
             app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
             server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)
             media: \(config.janusExecutable.map { "Janus run by Greenroom (\($0))" } ?? (config.janusURLs.isEmpty ? nil : "Janus at \(config.janusURLs.joined(separator: ", "))") ?? "off (--media or --janus-url to enable)")
@@ -66,3 +68,6 @@ struct Serve: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
     }
 }
+
+/// `--durability disk|process`.
+extension Durability: ExpressibleByArgument {}

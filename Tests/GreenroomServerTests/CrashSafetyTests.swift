@@ -25,9 +25,16 @@ struct CrashSafetyTests {
         try await HeavyTests.shared { try await killAndRestart(backend) }
     }
 
-    func killAndRestart(_ backend: Backend) async throws {
+    @Test("with --durability process (commits left to the operating system): SIGKILL loses nothing acknowledged either, and the restarted node keeps every stream's epoch (3 rounds)")
+    func killedWhileSendingWithProcessDurability() async throws {
+        try await HeavyTests.shared { try await killAndRestart(.sqlite, flags: ["--durability", "process"]) }
+    }
+
+    func killAndRestart(_ backend: Backend, flags: [String] = []) async throws {
         let directory = TestServer.makeDataDirectory()
-        guard let (storage, dropDatabase) = try await Self.database(backend) else { return }
+        guard var (storage, dropDatabase) = try await Self.database(backend) else { return }
+        storage += flags
+        var epoch: String?
         let channel: ChannelId = "crash"
         var acknowledged: [ChatMessage] = []
         for round in 1...3 {
@@ -50,6 +57,10 @@ struct CrashSafetyTests {
                 #expect(byId[message.id]?.sequence == message.sequence && byId[message.id]?.text == message.text, "lost or moved: \(message.text)")
             }
             if round == 1 { _ = try await client.createChannel(id: channel, name: "Crash", members: []) }
+            // A killed process loses nothing the operating system has: the epoch stays.
+            let current = try await client.subscribe(to: "channel:crash").position?.epoch
+            #expect(current != nil && (epoch == nil || current == epoch), "round \(round): epoch \(current ?? "none"), was \(epoch ?? "none")")
+            epoch = epoch ?? current
 
             // 200 sends pipelined on one connection; the node dies once 60 are acknowledged.
             let room = client.channelController(for: channel)

@@ -17,6 +17,9 @@ public struct ServerConfiguration: Sendable {
     /// Every node of an app must use the same app secret and API key (copy the data directory's
     /// `app-secret` and `api-key` files to each node).
     public var databaseURL: String?
+    /// Whether a commit waits for the disk before the change is acknowledged
+    /// (`GREENROOM_DURABILITY`, `disk` or `process`, default `disk`; see ``Durability``).
+    public var durability: Durability = .disk
     /// How many events each stream's log keeps at the most (`GREENROOM_RETENTION_COUNT`, default 10,000).
     public var retentionCount: UInt64 = 10_000
     /// How long each stream's log keeps an event (`GREENROOM_RETENTION_SECONDS`, default 86,400: one day).
@@ -105,6 +108,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_PORT") { (v: Int) in config.port = v }
         try value("GREENROOM_DATA_DIR") { (v: String) in config.dataDirectory = v }
         try value("GREENROOM_DATABASE") { (v: String) in config.databaseURL = v }
+        try value("GREENROOM_DURABILITY") { (v: Durability) in config.durability = v }
         try value("GREENROOM_RETENTION_COUNT") { (v: UInt64) in config.retentionCount = v }
         try value("GREENROOM_RETENTION_SECONDS") { (v: Double) in config.retentionAge = v }
         try value("GREENROOM_RETENTION_SWEEP_SECONDS") { (v: Double) in config.retentionSweepInterval = v }
@@ -139,7 +143,13 @@ public struct ServerConfiguration: Sendable {
         guard retentionCount >= 1 else { throw GreenroomServerError.invalidConfiguration("retention count must be at least 1") }
         guard retentionAge > 0 else { throw GreenroomServerError.invalidConfiguration("retention age must be positive") }
         guard outboundQueueLimit >= 16 else { throw GreenroomServerError.invalidConfiguration("outbound queue limit must be at least 16") }
-        if let databaseURL { _ = try DatabaseURL(databaseURL) }
+        if let databaseURL {
+            _ = try DatabaseURL(databaseURL)
+            guard durability == .disk else {
+                throw GreenroomServerError.invalidConfiguration(
+                    "durability \(durability) is for the embedded SQLite storage; on PostgreSQL set synchronous_commit on the database server")
+            }
+        }
         guard presenceTTL >= 1 else { throw GreenroomServerError.invalidConfiguration("presence TTL must be at least 1 second") }
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
         guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }

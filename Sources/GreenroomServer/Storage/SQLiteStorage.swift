@@ -18,9 +18,13 @@ public final class SQLiteStorage: GreenroomStorage {
     let writeLock = AsyncLock()
     /// The path of the database file.
     public let path: String
+    /// Whether a commit waits for the disk.
+    public let durability: Durability
 
-    /// Opens (creating if needed) the database at `path`.
-    public static func open(path: String, logger: Logger = Logger(label: "greenroom.sqlite")) async throws -> SQLiteStorage {
+    /// Opens (creating if needed) the database at `path`; with `durability` ``Durability/process``
+    /// a commit does not wait for the disk (see ``Durability``).
+    public static func open(path: String, durability: Durability = .disk,
+                            logger: Logger = Logger(label: "greenroom.sqlite")) async throws -> SQLiteStorage {
         let writerThread = SQLiteThread()
         let readerThread = SQLiteThread()
         do {
@@ -28,16 +32,18 @@ public final class SQLiteStorage: GreenroomStorage {
                 let writer = try SQLiteHandle(path: path)
                 try writer.query("PRAGMA busy_timeout=5000")
                 // WAL lets the reader read while the writer writes; FULL makes a commit
-                // durable before it returns (grouped commits keep that affordable). The
-                // checkpointer, not the committing writer, copies the log into the file.
+                // durable before it returns (grouped commits keep that affordable), NORMAL
+                // leaves it to the operating system. The checkpointer, not the committing
+                // writer, copies the log into the file.
                 try writer.query("PRAGMA journal_mode=WAL")
-                try writer.query("PRAGMA synchronous=FULL")
+                try writer.query(durability == .disk ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=NORMAL")
                 try writer.query("PRAGMA foreign_keys=ON")
                 try writer.query("PRAGMA wal_autocheckpoint=0")
                 // Each write of a grouped commit runs in a savepoint, whose undo copies of the
                 // pages it changes are kept in memory instead of a temporary file (they only
                 // serve a rollback inside the transaction; the log makes the commit durable).
                 try writer.query("PRAGMA temp_store=MEMORY")
+                _ = try prepareDurability(durability, writer: writer, path: path, logger: logger)
                 let reader = try SQLiteHandle(path: path)
                 try reader.query("PRAGMA busy_timeout=5000")
                 return (writer, reader)
@@ -45,7 +51,7 @@ public final class SQLiteStorage: GreenroomStorage {
             let checkpointer = try await SQLiteCheckpointer.open(path: path, logger: logger)
             logger.debug("SQLite storage opened", metadata: ["path": "\(path)"])
             return SQLiteStorage(writer: writer, reader: reader, writerThread: writerThread, readerThread: readerThread,
-                                 checkpointer: checkpointer, path: path)
+                                 checkpointer: checkpointer, path: path, durability: durability)
         } catch {
             try? await writerThread.shutdown()
             try? await readerThread.shutdown()
@@ -54,13 +60,14 @@ public final class SQLiteStorage: GreenroomStorage {
     }
 
     private init(writer: SQLiteHandle, reader: SQLiteHandle, writerThread: SQLiteThread, readerThread: SQLiteThread,
-                 checkpointer: SQLiteCheckpointer, path: String) {
+                 checkpointer: SQLiteCheckpointer, path: String, durability: Durability) {
         self.writer = writer
         self.reader = reader
         self.writerThread = writerThread
         self.readerThread = readerThread
         self.checkpointer = checkpointer
         self.path = path
+        self.durability = durability
     }
 
     /// Closes both connections.
@@ -68,7 +75,10 @@ public final class SQLiteStorage: GreenroomStorage {
         try await writeLock.withLock {
             try await self.checkpointer.close()
             try await self.readerThread.run { self.reader.close() }
-            try await self.writerThread.run { self.writer.close() }
+            try await self.writerThread.run {
+                Self.finishDurability(self.durability, writer: self.writer, path: self.path)
+                self.writer.close()
+            }
         }
         try await readerThread.shutdown()
         try await writerThread.shutdown()

@@ -20,7 +20,7 @@ struct StorageBackend: Sendable {
         }
         let path = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
         try restrictDatabaseFiles(path)
-        return StorageBackend(storage: try await SQLiteStorage.open(path: path, logger: logger)) { hub, metrics, _ in
+        return StorageBackend(storage: try await SQLiteStorage.open(path: path, durability: configuration.durability, logger: logger)) { hub, metrics, _ in
             LocalBroker(hub: hub, metrics: metrics)
         }
     }
