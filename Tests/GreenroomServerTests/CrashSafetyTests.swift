@@ -32,8 +32,8 @@ struct CrashSafetyTests {
 
     func killAndRestart(_ backend: Backend, flags: [String] = []) async throws {
         let directory = TestServer.makeDataDirectory()
-        guard var (storage, dropDatabase) = try await Self.database(backend) else { return }
-        storage += flags
+        guard let (databaseFlags, dropDatabase) = try await Self.database(backend) else { return }
+        let storage = databaseFlags + flags
         var epoch: String?
         let channel: ChannelId = "crash"
         var acknowledged: [ChatMessage] = []
