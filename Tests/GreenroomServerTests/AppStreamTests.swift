@@ -133,4 +133,24 @@ struct AppStreamTests {
             }
         }
     }
+
+    @Test("a publisher that follows its own stream has each event before the reply to its publish, and a chat sender each message's event before the send returns: a batch is acknowledged only once the event loops have queued its events")
+    func eventBeforeReply() async throws {
+        try await withServer { server in
+            let alice = try await server.client("alice", grants: ["publish:app:echo", "app:echo"])
+            let own = try await alice.subscribe(to: "app:echo")
+            for index in 1...50 {
+                let result = try await alice.publish(to: "app:echo", data: ["n": .number(Double(index))])
+                #expect(own.position?.offset == result.event.offset, "publish \(index): its reply came before its event")
+            }
+            _ = try await alice.createChannel(id: "echo", name: "Echo", members: [])
+            let channel = try await alice.subscribe(to: "channel:echo")
+            let start = try #require(channel.position?.offset)
+            let room = alice.channelController(for: "echo")
+            for index in 1...20 {
+                _ = try await room.sendMessage(text: "m\(index)")
+                #expect(channel.position?.offset == start + UInt64(index), "message \(index): its send returned before its event")
+            }
+        }
+    }
 }

@@ -9,9 +9,11 @@ import ServiceLifecycle
 /// between nodes, so ``PostgresEventRelay`` carries them with LISTEN/NOTIFY and reads the
 /// log for anything a notification missed.
 protocol Broker: Sendable {
-    /// Hands an event this node stored (in offset order per stream) to subscribers on
-    /// every node.
-    func publish(_ event: StreamEvent)
+    /// Hands the events of a batch this node stored (in offset order per stream) to
+    /// subscribers on every node; `handedOff` runs once this node's subscribers have them
+    /// queued (or at once, when the broker delivers them later), and the batch is
+    /// acknowledged then.
+    func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void)
     /// The broker's background work (a listener), run with the server's services; `nil`
     /// when it needs none.
     var service: (any Service)? { get }
@@ -22,11 +24,16 @@ struct LocalBroker: Broker {
     let hub: EventHub
     let metrics: ServerMetrics
 
-    func publish(_ event: StreamEvent) { hub.publish(event, metrics: metrics) }
+    func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void) {
+        hub.publish(events, metrics: metrics, then: handedOff)
+    }
     var service: (any Service)? { nil }
 }
 
 extension PostgresEventRelay: Broker {
-    func publish(_ event: StreamEvent) { offer(event) }
+    func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void) {
+        for event in events { offer(event) }
+        handedOff()
+    }
     var service: (any Service)? { self }
 }

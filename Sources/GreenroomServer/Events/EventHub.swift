@@ -4,13 +4,10 @@ import NIOCore
 /// The local fan-out: which connections of this node subscribe to which stream.
 ///
 /// An event is encoded and framed once, and the same bytes go to every subscriber. A
-/// stream's subscribers are kept by event loop, so that handing an event to them queues
-/// each loop's connections on its ``LoopDrainer`` at once, with no grouping per event.
-///
-/// The hand-off runs on the node's writer, before the batch is acknowledged, so it is kept
-/// to a lookup and a queue append per connection: in `bench room --participants 10000`,
-/// ``publish(_:metrics:)`` held the writer ~14 ms an event when it grouped the connections
-/// by loop for each event, ~12 ms now (`perf record`, BENCHMARKS.md).
+/// stream's subscribers are kept by event loop: the hub gives each loop that has
+/// subscribers of an event's stream the event (``publish(_:metrics:then:)``), and the loop's
+/// ``LoopDrainer`` queues it on them (``deliver(_:frame:on:metrics:)``), so the node's writer
+/// does a lookup per loop, not per subscriber.
 final class EventHub: Sendable {
     /// A stream's subscribers on one event loop.
     private struct LoopSubscribers {
@@ -45,33 +42,54 @@ final class EventHub: Sendable {
         subscribers.withLock { all in all[stream]?.values.reduce(0) { $0 + $1.connections.count } ?? 0 }
     }
 
-    /// Delivers `event` to every local subscriber of its stream (of its audience, when it
-    /// names one), then ends the subscriptions of those it revokes.
-    func publish(_ event: StreamEvent, metrics: ServerMetrics) {
-        let loops = subscribers.withLock { all in
-            all[event.stream].map { $0.values.map { ($0.drainer, Array($0.connections.values)) } } ?? []
-        }
-        guard !loops.isEmpty, let frame = try? Self.encode(event) else { return }
-        var delivered = 0
-        for (drainer, connections) in loops {
-            var toDrain: [ClientConnection] = []
-            toDrain.reserveCapacity(connections.count)
-            for connection in connections where event.isVisible(to: connection.identity.userId) {
-                delivered += 1
-                if connection.deliver(stream: event.stream, offset: event.offset, frame: frame) { toDrain.append(connection) }
+    /// Hands `events` (stored, in offset order per stream) to the event loops that have
+    /// subscribers of their streams; `handedOff` runs once each of those loops has queued
+    /// them on its subscribers (at once when none has any).
+    func publish(_ events: [StreamEvent], metrics: ServerMetrics, then handedOff: (@Sendable () -> Void)? = nil) {
+        let loops = subscribers.withLock { all -> [ObjectIdentifier: (drainer: LoopDrainer, events: [Int])] in
+            var loops: [ObjectIdentifier: (drainer: LoopDrainer, events: [Int])] = [:]
+            for (index, event) in events.enumerated() {
+                for (key, group) in all[event.stream] ?? [:] {
+                    loops[key, default: (group.drainer, [])].events.append(index)
+                }
             }
-            drainer.add(toDrain)
+            return loops
+        }
+        var frames: [Int: ByteBuffer] = [:]
+        for index in loops.values.flatMap(\.events) where frames[index] == nil {
+            frames[index] = try? Self.encode(events[index])
+        }
+        let countdown = loops.isEmpty ? nil : handedOff.map { HandOffCountdown(loops: loops.count, then: $0) }
+        for (drainer, indices) in loops.values {
+            let handOff = LoopDrainer.HandOff(events: indices.compactMap { index in frames[index].map { (events[index], $0) } },
+                                              hub: self, metrics: metrics, countdown: countdown)
+            drainer.handOff(handOff)
+        }
+        if countdown == nil { handedOff?() }
+    }
+
+    /// On `drainer`'s loop: queues `event` on that loop's subscribers of its stream (of its
+    /// audience, when it names one), then ends the subscriptions of those it revokes.
+    /// - Returns: the connections that need a drain.
+    func deliver(_ event: StreamEvent, frame: ByteBuffer, on drainer: LoopDrainer, metrics: ServerMetrics) -> [ClientConnection] {
+        let connections = subscribers.withLock { all in
+            all[event.stream]?[ObjectIdentifier(drainer)].map { Array($0.connections.values) } ?? []
+        }
+        var toDrain: [ClientConnection] = []
+        var delivered = 0
+        for connection in connections where event.isVisible(to: connection.identity.userId) {
+            delivered += 1
+            if connection.deliver(stream: event.stream, offset: event.offset, frame: frame) { toDrain.append(connection) }
         }
         metrics.eventsDelivered(delivered)
         if let revoked = event.revokes {
-            for (_, connections) in loops {
-                for connection in connections where event.isVisible(to: connection.identity.userId)
-                    && revoked.applies(to: connection.identity.userId) {
-                    remove(connection, from: event.stream)
-                    connection.endSubscription(event.stream)
-                }
+            for connection in connections where event.isVisible(to: connection.identity.userId)
+                && revoked.applies(to: connection.identity.userId) {
+                remove(connection, from: event.stream)
+                connection.endSubscription(event.stream)
             }
         }
+        return toDrain
     }
 
     /// The WebSocket frame of `event`, made once for all its subscribers.

@@ -5,8 +5,9 @@ import ServiceLifecycle
 
 /// The node's single writer: appends and capability transactions (a channel change with
 /// its events, …) are queued, written in grouped transactions (one commit for many, each
-/// transaction in its own savepoint), then their events are published to the hub in offset
-/// order, and only then acknowledged.
+/// transaction in its own savepoint), then their events are handed to the hub in offset
+/// order, and acknowledged once the event loops have queued them on their subscribers (the
+/// writer goes on to the next batch meanwhile).
 ///
 /// One writer per node keeps offsets in order without a lock per stream; the grouped
 /// commit keeps durable writes cheap.
@@ -130,14 +131,15 @@ final class EventLog: Service, Sendable {
             if batch.isEmpty { return }
             do {
                 let outcomes = try await storage.write(batch.map(\.step), retentionCount: retentionCount)
-                var fresh = 0
-                for case .success(let events) in outcomes {
-                    for event in events { broker.publish(event) }
-                    fresh += events.count
-                }
-                metrics.eventsAppended(fresh)
+                var events: [StreamEvent] = []
+                for case .success(let stored) in outcomes { events += stored }
+                metrics.eventsAppended(events.count)
                 outbox.committed()
-                for (pending, outcome) in zip(batch, outcomes) { pending.finish(outcome.map { _ in () }) }
+                // Acknowledged once the event loops have queued the events on their
+                // subscribers; the writer goes on to the next batch meanwhile.
+                broker.publish(events) {
+                    for (pending, outcome) in zip(batch, outcomes) { pending.finish(outcome.map { _ in () }) }
+                }
             } catch {
                 logger.error("writing a batch of \(batch.count) failed: \(error)")
                 let failure = (error as? GreenroomError) ?? GreenroomError(.internalError, "the change could not be stored")

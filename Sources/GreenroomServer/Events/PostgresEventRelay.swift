@@ -143,6 +143,6 @@ final class PostgresEventRelay: Service, Sendable {
 
     private func deliver(_ event: StreamEvent) {
         published.withLock { $0[event.stream] = event.offset }
-        hub.publish(event, metrics: metrics)
+        hub.publish([event], metrics: metrics)
     }
 }

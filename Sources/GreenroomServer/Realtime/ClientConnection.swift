@@ -78,11 +78,11 @@ final class ClientConnection: Sendable {
 
     /// Delivers a live event of `stream` (its frame, from ``EventHub/encode(_:)``): queued now when the subscription is live,
     /// buffered while it replays, dropped when it was already delivered or not subscribed.
-    /// Returns whether the connection needs a drain, which the caller asks of the connection's
-    /// ``drainer`` together with the other connections of its loop it delivered to.
+    /// Returns whether the connection needs a drain, which the caller (its loop's
+    /// ``drainer``) queues together with the other connections of its loop it delivered to.
     ///
-    /// Called on the node's writer for each subscriber, so the stream is looked up once and
-    /// its entry changed in place (a replay's buffer is not copied for each event).
+    /// Called for each subscriber of an event, so the stream is looked up once and its entry
+    /// changed in place (a replay's buffer is not copied for each event).
     func deliver(stream: String, offset: UInt64, frame: ByteBuffer) -> Bool {
         let action = state.withLock { state -> Action in
             guard let index = state.subscriptions.index(forKey: stream) else { return .none }

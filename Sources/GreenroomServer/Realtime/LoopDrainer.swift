@@ -2,14 +2,22 @@ import DequeModule
 import GreenroomProtocol
 import NIOCore
 
-/// Writes fanned-out events to the connections of one event loop, a few connections a loop
-/// task, in the order the events came.
+/// Hands stored events to the subscribers of one event loop and writes them out, a few
+/// connections a loop task, in the order the events came.
 ///
-/// One event reaches hundreds or thousands of connections on a loop, and writing it costs
-/// ~5–9 µs a connection here (mostly the kernel's loopback TCP). Written in one task, a
-/// fan-out to 500 connections held its loop for 4–6 ms, and NIO runs what was queued behind
-/// it (the response to a REST publish, a command's reply) only after it: under 200 events a
-/// second, a REST publish waited 3–4 ms for each such task on its way out.
+/// **Handing off.** The node's writer does not touch subscribers: it gives each loop that
+/// has subscribers of a batch's streams the batch's events (``handOff(_:)``), and each loop
+/// queues them on its own connections, both loops at once. The batch is acknowledged once
+/// every loop has (``HandOffCountdown``), so an event still reaches its subscribers' queues
+/// before the reply to whoever stored it, as on one thread. A 10,000-subscriber event held
+/// the writer ~12 ms for its hand-off (BENCHMARKS.md); now the writer goes on to the next
+/// batch at once.
+///
+/// **Writing.** One event reaches hundreds or thousands of connections on a loop, and
+/// writing it costs ~5–9 µs a connection here (mostly the kernel's loopback TCP). Written in
+/// one task, a fan-out to 500 connections held its loop for 4–6 ms, and NIO runs what was
+/// queued behind it (the response to a REST publish, a command's reply) only after it: under
+/// 200 events a second, a REST publish waited 3–4 ms for each such task on its way out.
 /// The drainer keeps the connections waiting for a fan-out drain in one queue per loop and
 /// takes ``chunk`` of them a task, so whatever else the loop has to do waits for one chunk
 /// (~0.2–0.4 ms), not for a whole fan-out. `bench fanout --subscribers 1000 --rate 200`
@@ -23,9 +31,21 @@ final class LoopDrainer: Sendable {
     /// Connections drained in one loop task.
     static let chunk = 32
 
+    /// Stored events for this loop's subscribers of their streams, in offset order per stream.
+    struct HandOff: Sendable {
+        /// Each event with its frame (encoded once for every loop).
+        var events: [(event: StreamEvent, frame: ByteBuffer)]
+        /// Whose subscribers they go to.
+        let hub: EventHub
+        let metrics: ServerMetrics
+        /// Told once this loop has queued them; `nil` when nobody waits.
+        let countdown: HandOffCountdown?
+    }
+
     private struct State {
+        var handOffs = Deque<HandOff>()
         var waiting = Deque<ClientConnection>()
-        /// A task that takes the next chunk is queued on the loop (or running).
+        /// A task that takes the next hand-offs and chunk is queued on the loop (or running).
         var scheduled = false
     }
 
@@ -52,12 +72,14 @@ final class LoopDrainer: Sendable {
         }
     }
 
-    /// Queues connections of this loop for a drain (each has just been marked as having one
-    /// scheduled), after those already waiting.
-    func add(_ connections: [ClientConnection]) {
-        guard !connections.isEmpty else { return }
+    /// Queues stored events for this loop's subscribers, after those queued before.
+    func handOff(_ handOff: HandOff) {
+        schedule { $0.handOffs.append(handOff) }
+    }
+
+    private func schedule(_ change: (inout State) -> Void) {
         let schedule = state.withLock { state -> Bool in
-            state.waiting.append(contentsOf: connections)
+            change(&state)
             if state.scheduled { return false }
             state.scheduled = true
             return true
@@ -65,9 +87,18 @@ final class LoopDrainer: Sendable {
         if schedule { loop.execute { self.drainChunk() } }
     }
 
-    /// On the loop: drains the next ``chunk`` connections, then queues another task for the
+    /// On the loop: queues the events handed over on their subscribers (which writes
+    /// nothing yet), drains the next ``chunk`` connections, then queues another task for the
     /// rest, behind what the loop was given meanwhile.
     private func drainChunk() {
+        while let handOff = state.withLock({ $0.handOffs.popFirst() }) {
+            var toDrain: [ClientConnection] = []
+            for (event, frame) in handOff.events {
+                toDrain += handOff.hub.deliver(event, frame: frame, on: self, metrics: handOff.metrics)
+            }
+            state.withLock { $0.waiting.append(contentsOf: toDrain) }
+            handOff.countdown?.signal()
+        }
         let connections = state.withLock { state -> [ClientConnection] in
             let count = min(Self.chunk, state.waiting.count)
             defer { state.waiting.removeFirst(count) }
@@ -75,12 +106,32 @@ final class LoopDrainer: Sendable {
         }
         for connection in connections { connection.drainOnLoop() }
         let more = state.withLock { state -> Bool in
-            if state.waiting.isEmpty {
+            if state.waiting.isEmpty && state.handOffs.isEmpty {
                 state.scheduled = false
                 return false
             }
             return true
         }
         if more { loop.execute { self.drainChunk() } }
+    }
+}
+
+/// Calls its action once every loop given a batch's events has queued them.
+final class HandOffCountdown: Sendable {
+    private let remaining: Locked<Int>
+    private let then: @Sendable () -> Void
+
+    init(loops: Int, then: @escaping @Sendable () -> Void) {
+        remaining = Locked(loops)
+        self.then = then
+    }
+
+    /// One loop has queued its part.
+    func signal() {
+        let done = remaining.withLock { remaining -> Bool in
+            remaining -= 1
+            return remaining == 0
+        }
+        if done { then() }
     }
 }
