@@ -76,18 +76,17 @@ final class EventHub: Sendable {
             all[event.stream]?[ObjectIdentifier(drainer)].map { Array($0.connections.values) } ?? []
         }
         var toDrain: [ClientConnection] = []
+        var revoked: [ClientConnection] = []
         var delivered = 0
         for connection in connections where event.isVisible(to: connection.identity.userId) {
             delivered += 1
             if connection.deliver(stream: event.stream, offset: event.offset, frame: frame) { toDrain.append(connection) }
+            if event.revokes?.applies(to: connection.identity.userId) == true { revoked.append(connection) }
         }
         metrics.eventsDelivered(delivered)
-        if let revoked = event.revokes {
-            for connection in connections where event.isVisible(to: connection.identity.userId)
-                && revoked.applies(to: connection.identity.userId) {
-                remove(connection, from: event.stream)
-                connection.endSubscription(event.stream)
-            }
+        for connection in revoked {
+            remove(connection, from: event.stream)
+            connection.endSubscription(event.stream)
         }
         return toDrain
     }

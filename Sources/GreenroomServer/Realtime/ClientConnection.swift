@@ -8,10 +8,10 @@ import NIOWebSocket
 /// Deliveries from the hub and replies from commands are queued here without awaiting, and
 /// drained to the socket on the channel's event loop: one hop per event loop for all the
 /// connections an event reaches (through the loop's ``LoopDrainer``, a few connections a
-/// loop task), no task wake-up per delivery. While the socket is not
-/// writable the frames wait in the queue; a client that lets the queue fill up is
-/// disconnected with ``CloseCode/slowConsumer`` and never slows anyone else down. A close
-/// is sent by a short-lived task, after what was queued before it.
+/// loop task), no task wake-up per delivery. While the socket is not writable the frames
+/// wait in the queue; a client that lets the queue fill up is disconnected with
+/// ``CloseCode/slowConsumer`` and never slows anyone else down. A close is sent by a
+/// short-lived task, after what was queued before it.
 final class ClientConnection: Sendable {
     enum Subscription {
         /// Replaying from the log; live events wait here until the replay is done.

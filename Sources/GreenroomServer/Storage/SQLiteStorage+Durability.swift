@@ -39,16 +39,15 @@ extension SQLiteStorage {
 
     /// At open, on the writer's thread, before anything is written: renews every stream's
     /// epoch when the last run's unsynced commits may have been lost with the machine, puts
-    /// those that were not on the disk, then marks this run when it commits without waiting
-    /// for the disk. - Returns: how many streams got a new epoch.
-    static func prepareDurability(_ durability: Durability, writer: SQLiteHandle, path: String, logger: Logger) throws -> Int {
+    /// on the disk what the last run left with the operating system, then marks this run
+    /// when it commits without waiting for the disk.
+    static func prepareDurability(_ durability: Durability, writer: SQLiteHandle, path: String, logger: Logger) throws {
         let marker = unsyncedMarkerPath(path)
         let boot = bootIdentifier()
-        var renewed = 0
         if FileManager.default.fileExists(atPath: marker) {
             let previous = (try? String(contentsOfFile: marker, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
             if boot == nil || previous != boot {
-                renewed = try renewEpochs(writer)
+                let renewed = try renewEpochs(writer)
                 logger.warning("the machine stopped while this database had commits not yet on the disk: \(renewed) streams have a new epoch, and clients resuming them will reload",
                                metadata: ["path": "\(path)"])
             }
@@ -60,7 +59,6 @@ extension SQLiteStorage {
         if durability == .process {
             try DurableFile.write(boot ?? "unknown", to: marker)
         }
-        return renewed
     }
 
     /// At a clean close, on the writer's thread: puts every commit on the disk and removes

@@ -43,7 +43,7 @@ public final class SQLiteStorage: GreenroomStorage {
                 // pages it changes are kept in memory instead of a temporary file (they only
                 // serve a rollback inside the transaction; the log makes the commit durable).
                 try writer.query("PRAGMA temp_store=MEMORY")
-                _ = try prepareDurability(durability, writer: writer, path: path, logger: logger)
+                try prepareDurability(durability, writer: writer, path: path, logger: logger)
                 let reader = try SQLiteHandle(path: path)
                 try reader.query("PRAGMA busy_timeout=5000")
                 return (writer, reader)
