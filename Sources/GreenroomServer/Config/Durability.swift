@@ -2,8 +2,9 @@
 ///
 /// Every change is committed before it is acknowledged and before any subscriber sees its
 /// events; the setting says whether the commit also waits for the disk. It applies to the
-/// embedded SQLite storage; on PostgreSQL the database server's own `synchronous_commit`
-/// decides, and only ``disk`` is accepted here.
+/// embedded SQLite storage. PostgreSQL accepts only ``disk``: Greenroom's connections turn
+/// `synchronous_commit` on where the database has it off, and a server running with
+/// `fsync=off` is logged as a warning.
 public enum Durability: String, Sendable, CaseIterable, LosslessStringConvertible {
     /// Each commit waits until the disk has it (SQLite `synchronous=FULL`): an acknowledged
     /// change survives the server's process and the machine crashing, or the power going.

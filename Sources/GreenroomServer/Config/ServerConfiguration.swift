@@ -147,7 +147,7 @@ public struct ServerConfiguration: Sendable {
             _ = try DatabaseURL(databaseURL)
             guard durability == .disk else {
                 throw GreenroomServerError.invalidConfiguration(
-                    "durability \(durability) is for the embedded SQLite storage; on PostgreSQL set synchronous_commit on the database server")
+                    "durability \(durability) is for the embedded SQLite storage; on PostgreSQL every commit waits for the database's disk")
             }
         }
         guard presenceTTL >= 1 else { throw GreenroomServerError.invalidConfiguration("presence TTL must be at least 1 second") }

@@ -21,20 +21,27 @@ public final class PostgresStorage: GreenroomStorage {
     let logger: Logger
     private let runner: Task<Void, Never>
 
-    /// Connects to the database at `url` (`postgres://user:password@host:port/database`)
-    /// and starts the connection pool.
+    /// Connects to the database at `url` (`postgres://user:password@host:port/database`),
+    /// reads how durable its commits are (``PostgresCommitSettings``: a database whose
+    /// `synchronous_commit` is off gets it on for Greenroom's connections) and starts the
+    /// connection pool.
+    /// - Throws: ``GreenroomServerError/storage(_:)`` when the database cannot be reached.
     public static func open(url: String, logger: Logger = Logger(label: "greenroom.postgres")) async throws -> PostgresStorage {
-        let storage = try PostgresStorage(url: url, logger: logger)
+        let location = try DatabaseURL(url)
+        let settings = try await PostgresCommitSettings.read(location, logger: logger)
+        settings.log(to: logger)
+        let storage = PostgresStorage(location: location, startupParameters: settings.startupParameters, logger: logger)
         // Give the pool's run loop a moment to start before the first lease.
         try? await Task.sleep(for: .milliseconds(20))
         return storage
     }
 
-    private init(url: String, logger: Logger) throws {
-        let location = try DatabaseURL(url)
+    private init(location: DatabaseURL, startupParameters: [(String, String)], logger: Logger) {
         self.location = location
         self.logger = logger
-        let client = PostgresClient(configuration: location.clientConfiguration, backgroundLogger: logger)
+        var configuration = location.clientConfiguration
+        configuration.options.additionalStartupParameters = startupParameters
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.runner = Task { await client.run() }
     }
