@@ -148,8 +148,10 @@ struct Browser: Sendable {
             if last.frames > after + 10 && last.audio > 0 { return last.frames }
             try await Task.sleep(for: .milliseconds(200))
         }
-        let errors = try await state()["errors"] ?? .nil
-        throw TestTimeout(what: "\(what): \(last.frames) frames and \(last.audio) audio bytes from \(participantId); errors \(errors)")
+        // The whole page state and every feed's figures, to tell a feed never subscribed from one that carries nothing.
+        let page = (try? await state()).map { String(describing: $0) } ?? "unreadable"
+        let feeds = (try? await stats()).map { String(describing: $0) } ?? "unreadable"
+        throw TestTimeout(what: "\(what): \(last.frames) frames and \(last.audio) audio bytes from \(participantId); page \(page); feeds \(feeds)")
     }
 
     /// A PNG of the window.

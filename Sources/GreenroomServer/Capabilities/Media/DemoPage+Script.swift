@@ -465,8 +465,13 @@ extension DemoPage {
       state.joined = true;
       $('controls').hidden = false;
       log(`joined ${state.stream} as ${state.participantId}`);
-      if (canPublish() && params.get('publish') !== '0') await whenAvailable(publish);
-      await whenAvailable(receiveAll);
+      // In turn with what events ask for: a feed published meanwhile is subscribed after the
+      // first receiving session is made, not beside it (two offers at once for one peer
+      // connection). A failure is recorded by serial.
+      await serial(async () => {
+        if (canPublish() && params.get('publish') !== '0') await whenAvailable(publish);
+        await whenAvailable(receiveAll);
+      }).catch(() => {});
       render();
     }
 
