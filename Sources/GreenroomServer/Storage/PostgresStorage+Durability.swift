@@ -23,25 +23,24 @@ struct PostgresCommitSettings: Sendable, Equatable {
 
     /// Reads the settings on a connection of its own to `location`.
     static func read(_ location: DatabaseURL, logger: Logger) async throws -> PostgresCommitSettings {
+        let row: (String, String)?
         do {
             let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration(), id: 0, logger: logger)
+            let rows: [PostgresRow]
             do {
-                let rows = try await connection.query("SELECT current_setting('synchronous_commit'), current_setting('fsync')", logger: logger).collect()
-                try? await connection.close()
-                guard let (synchronousCommit, fsync) = try rows.first?.decode((String, String).self) else {
-                    throw GreenroomServerError.storage("PostgreSQL did not report its commit settings")
-                }
-                return PostgresCommitSettings(synchronousCommit: synchronousCommit, fsync: fsync == "on")
+                rows = try await connection.query("SELECT current_setting('synchronous_commit'), current_setting('fsync')", logger: logger).collect()
             } catch {
                 try? await connection.close()
                 throw error
             }
-        } catch let error as GreenroomServerError {
-            throw error
+            try? await connection.close()
+            row = try rows.first?.decode((String, String).self)
         } catch {
             logger.error("postgres: \(String(reflecting: error))")
             throw GreenroomServerError.storage("cannot read the commit settings of PostgreSQL at \(location.host):\(location.port): \(error)")
         }
+        guard let (synchronousCommit, fsync) = row else { throw GreenroomServerError.storage("PostgreSQL did not report its commit settings") }
+        return PostgresCommitSettings(synchronousCommit: synchronousCommit, fsync: fsync == "on")
     }
 
     /// The run-time parameters every connection of the pool asks for when it starts.
