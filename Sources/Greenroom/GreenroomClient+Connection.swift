@@ -128,7 +128,7 @@ extension GreenroomClient {
             // The server refuses before the upgrade with an HTTP status and a JSON error.
             logger.debug("the server refused the connection: \(status) \(refusal.map { "\($0)" } ?? "")")
             switch refusal?.errorCode {
-            case .tokenExpired, .invalidToken, .notAuthenticated: return (.refreshToken(refusal!), false)
+            case .tokenExpired, .invalidToken, .notAuthenticated, .tokenRevoked: return (.refreshToken(refusal!), false)
             case .permissionDenied: return (.stop(refusal), false)
             default: return (.retry, false)
             }

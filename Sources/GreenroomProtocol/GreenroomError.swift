@@ -76,6 +76,9 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case alreadyExists = 1800308
     /// Too many requests or subscriptions.
     case rateLimited = 1800309
+    /// The token was issued before its user's tokens were revoked (or the user deleted):
+    /// fetch a fresh one from the app's backend.
+    case tokenRevoked = 1800310
     // 19000xx: server and connection
     /// The server failed; the request may be retried.
     case internalError = 1900000
@@ -149,6 +152,7 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .notFound: "notFound"
         case .alreadyExists: "alreadyExists"
         case .rateLimited: "rateLimited"
+        case .tokenRevoked: "tokenRevoked"
         case .internalError: "internalError"
         case .unavailable: "unavailable"
         case .connectionLost: "connectionLost"

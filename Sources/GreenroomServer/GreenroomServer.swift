@@ -98,7 +98,7 @@ public final class GreenroomServer: Sendable {
             try? await storage.close()
             throw GreenroomServerError.storage("cannot migrate the database: \(error)")
         }
-        let tokens = await TokenService(secret: secrets.appSecret)
+        let tokens = await TokenService(secret: secrets.appSecret, maxLifetime: configuration.maxTokenLifetime)
         let media: MediaBackend
         do {
             media = try MediaBackend.open(configuration, logger: logger)

@@ -18,6 +18,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert (GREENROOM_TLS_KEY).") var tlsKey: String?
+    @Option(name: .customLong("max-token-lifetime"), help: "Refuse client tokens that live longer than this many seconds from iat to exp (GREENROOM_MAX_TOKEN_LIFETIME_SECONDS; no limit by default).") var maxTokenLifetime: Double?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
 
     func run() async throws {
@@ -27,6 +28,7 @@ struct Serve: AsyncParsableCommand {
         if let dataDir { config.dataDirectory = dataDir }
         if let database { config.databaseURL = database }
         if let durability { config.durability = durability }
+        if let maxTokenLifetime { config.maxTokenLifetime = maxTokenLifetime }
         if !janusURL.isEmpty { config.janusURLs = janusURL }
         if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
         if let tlsCert { config.tlsCertificatePath = tlsCert }

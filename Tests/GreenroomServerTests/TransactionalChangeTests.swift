@@ -137,7 +137,8 @@ struct TransactionalChangeTests {
             #expect(try await server.server.core.storage.readEvents(stream: StreamName.user("bob"), after: 0, limit: 10).isEmpty)
             let (deleted, _) = try await server.rest("DELETE", "/v1/users/bob")
             #expect(deleted == 204 || deleted == 200)
-            #expect(try await server.server.core.storage.readEvents(stream: StreamName.user("bob"), after: 0, limit: 10).map(\.type) == ["user.deleted"])
+            #expect(try await server.server.core.storage.readEvents(stream: StreamName.user("bob"), after: 0, limit: 10).map(\.type)
+                == ["user.deleted", "user.tokensRevoked"])
         }
     }
 }

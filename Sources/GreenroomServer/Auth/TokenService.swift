@@ -10,12 +10,16 @@ public struct Identity: Sendable, Hashable {
     public var grants: Set<String>
     /// When the token expires.
     public var expiresAt: Date
+    /// When the token was issued (its `iat`): a revocation refuses the tokens issued
+    /// before it.
+    public var issuedAt: Date
 
     /// Makes an identity.
-    public init(userId: String, grants: Set<String>, expiresAt: Date) {
+    public init(userId: String, grants: Set<String>, expiresAt: Date, issuedAt: Date = .distantPast) {
         self.userId = userId
         self.grants = grants
         self.expiresAt = expiresAt
+        self.issuedAt = issuedAt
     }
 
     /// Whether the token holds `grant`, or the wildcard of its kind (`app:*` for `app:scores`).
@@ -41,13 +45,17 @@ struct GreenroomClaims: JWTPayload {
 /// Issues and verifies the HS256 tokens clients connect with.
 public struct TokenService: Sendable {
     private let keys: JWTKeyCollection
+    /// The longest a token may live, from its `iat` to its `exp`; `nil` for no limit.
+    public let maxLifetime: TimeInterval?
 
     /// Makes a service that signs with `secret`, of at least
-    /// ``Secrets/minimumAppSecretBytes`` bytes (JWTKit stops on a shorter one in debug builds).
-    public init(secret: String) async {
+    /// ``Secrets/minimumAppSecretBytes`` bytes (JWTKit stops on a shorter one in debug
+    /// builds), and refuses tokens that live longer than `maxLifetime` seconds.
+    public init(secret: String, maxLifetime: TimeInterval? = nil) async {
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         self.keys = keys
+        self.maxLifetime = maxLifetime
     }
 
     /// Issues a token for `userId`, valid for `ttl` seconds, with `grants`.
@@ -61,7 +69,7 @@ public struct TokenService: Sendable {
     /// Verifies a token.
     ///
     /// - Throws: ``GreenroomError`` `invalidToken` (malformed, wrongly signed, `alg: none`,
-    ///   a bad user id) or `tokenExpired`.
+    ///   a bad user id, a lifetime over ``maxLifetime``) or `tokenExpired`.
     public func verify(_ token: String, now: Date = Date()) async throws -> Identity {
         let claims: GreenroomClaims
         do {
@@ -75,6 +83,9 @@ public struct TokenService: Sendable {
         guard claims.exp.value > now else {
             throw GreenroomError(.tokenExpired, "the token expired at \(WireCoding.formatDate(claims.exp.value))")
         }
-        return Identity(userId: claims.sub.value, grants: Set(claims.grants ?? []), expiresAt: claims.exp.value)
+        if let maxLifetime, claims.exp.value.timeIntervalSince(claims.iat.value) > maxLifetime {
+            throw GreenroomError(.invalidToken, "the token lives longer than this server accepts (\(Int(maxLifetime)) s from iat to exp)")
+        }
+        return Identity(userId: claims.sub.value, grants: Set(claims.grants ?? []), expiresAt: claims.exp.value, issuedAt: claims.iat.value)
     }
 }

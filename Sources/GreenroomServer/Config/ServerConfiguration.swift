@@ -29,6 +29,10 @@ public struct ServerConfiguration: Sendable {
     /// How many frames may wait to be written to one client before it is disconnected as
     /// too slow (`GREENROOM_OUTBOUND_QUEUE`, default 1,024).
     public var outboundQueueLimit: Int = 1_024
+    /// The longest a client token may live, from its `iat` to its `exp`, in seconds: longer
+    /// ones are refused as `invalidToken` (`GREENROOM_MAX_TOKEN_LIFETIME_SECONDS`,
+    /// `serve --max-token-lifetime`; default `nil`, no limit).
+    public var maxTokenLifetime: TimeInterval?
     /// How often the server pings each client; a client that does not answer within the
     /// same time is disconnected (`GREENROOM_HEARTBEAT_SECONDS`, default 25).
     public var heartbeatInterval: TimeInterval = 25
@@ -114,6 +118,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_RETENTION_SWEEP_SECONDS") { (v: Double) in config.retentionSweepInterval = v }
         try value("GREENROOM_OUTBOUND_QUEUE") { (v: Int) in config.outboundQueueLimit = v }
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
+        try value("GREENROOM_MAX_TOKEN_LIFETIME_SECONDS") { (v: Double) in config.maxTokenLifetime = v }
         try value("GREENROOM_SHUTDOWN_GRACE_SECONDS") { (v: Double) in config.shutdownGrace = v }
         try value("GREENROOM_PRESENCE_TTL_SECONDS") { (v: Double) in config.presenceTTL = v }
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
@@ -168,6 +173,9 @@ public struct ServerConfiguration: Sendable {
         }
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw GreenroomServerError.invalidConfiguration("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)")
+        }
+        if let maxTokenLifetime, !(maxTokenLifetime >= 1) {
+            throw GreenroomServerError.invalidConfiguration("the longest token lifetime must be at least 1 second")
         }
         guard heartbeatInterval >= 1 else { throw GreenroomServerError.invalidConfiguration("heartbeat interval must be at least 1 second") }
         do {

@@ -64,6 +64,24 @@ struct CoreServices: Sendable {
     let mediaBackend: MediaBackend
     /// The HLS livestreams of meetings and live events that this node runs.
     let livestreams: LivestreamEngine
+    /// What each capability removes of a user deleted, in the deletion's transaction.
+    let userDeletion = UserDeletionHooks()
+}
+
+/// What capabilities remove when a user is deleted: each registers, as it is made, a step
+/// that runs in the deletion's transaction (chat drops the user's memberships,
+/// invitations and operator roles, and tells the channels).
+final class UserDeletionHooks: Sendable {
+    typealias Hook = @Sendable (_ userId: String, _ transaction: any StorageTransaction) async throws -> Void
+    private let hooks = Locked<[Hook]>([])
+
+    /// Adds a step to every user's deletion.
+    func add(_ hook: @escaping Hook) { hooks.withLock { $0.append(hook) } }
+
+    /// Runs every step for `userId` in `transaction`.
+    func run(_ userId: String, in transaction: any StorageTransaction) async throws {
+        for hook in hooks.withLock({ $0 }) { try await hook(userId, transaction) }
+    }
 }
 
 /// What a capability may do to connections beyond its caller's: the core carries it out.

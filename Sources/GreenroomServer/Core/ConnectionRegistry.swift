@@ -1,3 +1,4 @@
+import Foundation
 import GreenroomProtocol
 
 /// The node's open connections, by user, so that a user's deletion or a shutdown reaches them;
@@ -7,13 +8,31 @@ final class ConnectionRegistry: Sendable {
         var connections: [Int: ClientConnection] = [:]
         var closing: Set<Int> = []
         var closingByUser: [String: Int] = [:]
+        /// Revocations seen lately, so that a connection whose token was checked just
+        /// before one and that opens just after it is closed too.
+        var revoked: [String: (notBefore: Date, seen: ContinuousClock.Instant)] = [:]
         var nextId = 1
     }
+
+    /// How long a revocation is remembered for connections still opening: longer than
+    /// any connection takes from its token's check to its start.
+    static let revocationMemory = Duration.seconds(60)
 
     private let state = Locked(State())
 
     func nextId() -> Int { state.withLock { s in defer { s.nextId += 1 }; return s.nextId } }
-    func add(_ connection: ClientConnection) { state.withLock { $0.connections[connection.id] = connection } }
+    /// Adds an open connection; one whose token a revocation seen meanwhile refuses is
+    /// closed with 4101.
+    func add(_ connection: ClientConnection) {
+        let refused = state.withLock { state in
+            state.connections[connection.id] = connection
+            guard let revocation = state.revoked[connection.identity.userId] else { return false }
+            return connection.identity.issuedAt <= revocation.notBefore
+        }
+        if refused { connection.requestClose(.forbidden, reason: Self.revokedReason) }
+    }
+
+    static let revokedReason = "this user's access was revoked"
 
     /// Notes that a connection's socket closed; it stays until ``remove(_:)``, when its
     /// departure (presence, rosters) is done.
@@ -44,5 +63,18 @@ final class ConnectionRegistry: Sendable {
 extension ConnectionRegistry: ConnectionControl {
     func close(user userId: String, code: CloseCode, reason: String) {
         for connection in of(user: userId) { connection.requestClose(code, reason: reason) }
+    }
+
+    /// A revocation of `userId`'s tokens issued at or before `instant`: closes its
+    /// connections of such tokens with 4101, and those that open in the next minute.
+    func revoke(user userId: String, issuedUpTo instant: Date) {
+        let now = ContinuousClock.now
+        let targets = state.withLock { state in
+            state.revoked = state.revoked.filter { now - $0.value.seen < Self.revocationMemory }
+            let latest = max(state.revoked[userId]?.notBefore ?? .distantPast, instant)
+            state.revoked[userId] = (latest, now)
+            return state.connections.values.filter { $0.identity.userId == userId && $0.identity.issuedAt <= instant }
+        }
+        for connection in targets { connection.requestClose(.forbidden, reason: Self.revokedReason) }
     }
 }

@@ -66,6 +66,10 @@ final class ServerCore: Sendable {
                               outbox: outbox)
         let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         let connections = ConnectionRegistry()
+        hub.watch(type: TokenRevocation.eventType) { event in
+            guard let (userId, notBefore) = TokenRevocation.revocation(in: event) else { return }
+            connections.revoke(user: userId, issuedUpTo: notBefore)
+        }
         self.connections = connections
         self.nodeId = nodeId
         self.configuration = configuration

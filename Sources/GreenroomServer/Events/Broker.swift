@@ -25,6 +25,7 @@ struct LocalBroker: Broker {
     let metrics: ServerMetrics
 
     func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void) {
+        hub.observe(events)
         hub.publish(events, metrics: metrics, then: handedOff)
     }
     var service: (any Service)? { nil }

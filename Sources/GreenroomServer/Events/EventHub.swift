@@ -18,6 +18,26 @@ final class EventHub: Sendable {
     /// Stream → the drainer of each loop that has subscribers → those subscribers.
     private let subscribers = Locked<[String: [ObjectIdentifier: LoopSubscribers]]>([:])
 
+    /// Event type → what this node does with every stored event of that type, whether or
+    /// not a connection here follows its stream (a revocation closes connections on every
+    /// node).
+    private let watchers = Locked<[String: [@Sendable (StreamEvent) -> Void]]>([:])
+
+    /// Calls `handler` with every event of `type` the node's broker carries.
+    func watch(type: String, _ handler: @escaping @Sendable (StreamEvent) -> Void) {
+        watchers.withLock { $0[type, default: []].append(handler) }
+    }
+
+    /// Hands `events` to the watchers of their types; the broker calls it for every event
+    /// it carries to this node.
+    func observe(_ events: [StreamEvent]) {
+        let watched = watchers.withLock { $0 }
+        guard !watched.isEmpty else { return }
+        for event in events {
+            for handler in watched[event.type] ?? [] { handler(event) }
+        }
+    }
+
     func add(_ connection: ClientConnection, to stream: String) {
         let drainer = connection.drainer
         subscribers.withLock { all in

@@ -100,6 +100,7 @@ final class PostgresEventRelay: Service, Sendable {
     private func process(_ input: Input) async {
         switch input {
         case .event(let event):
+            hub.observe([event])
             await advance(event.stream, to: event.offset, event: event)
         case .hint(let stream, let offset):
             await advance(stream, to: offset, event: nil)

@@ -25,7 +25,7 @@ struct HTTPGreenroomError: HTTPResponseError {
 
     var status: HTTPResponse.Status {
         switch error.errorCode {
-        case .notAuthenticated, .invalidToken, .tokenExpired: .unauthorized
+        case .notAuthenticated, .invalidToken, .tokenExpired, .tokenRevoked: .unauthorized
         case .permissionDenied, .notChannelMember, .operatorRequired, .notMessageSender: .forbidden
         case .notFound, .liveEventIdNotFound, .unknownOperation, .messageNotFound, .invitationNotFound, .meetingNotFound: .notFound
         case .alreadyExists, .actionNotAllowedInCurrentState, .channelMemberLimitReached: .conflict

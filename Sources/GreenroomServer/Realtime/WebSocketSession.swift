@@ -27,8 +27,10 @@ extension ServerCore {
         try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
     }
 
+    /// The identity of a token, unless it was revoked (``TokenRevocation``).
     func authenticate(authorization: String?, uri: URI) async throws -> Identity {
         let identity = try await tokens.verify(try token(authorization: authorization, uri: uri))
+        try await TokenRevocation.check(identity, in: storage)
         if draining.load(ordering: .relaxed) {
             throw GreenroomError(.unavailable, "the server is shutting down; reconnect shortly")
         }

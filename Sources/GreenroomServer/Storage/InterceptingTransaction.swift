@@ -27,4 +27,9 @@ struct InterceptingTransaction: StorageTransaction {
     func insertUser(_ user: User) async throws -> Bool { try await inner.insertUser(user) }
     func saveUser(_ user: User) async throws { try await inner.saveUser(user) }
     func deleteUser(id: String) async throws -> Bool { try await inner.deleteUser(id: id) }
+    func retire(stream: String) async throws { try await inner.retire(stream: stream) }
+    func rewriteEvents(stream: String, containing needle: String,
+                       _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
+        try await inner.rewriteEvents(stream: stream, containing: needle, rewrite)
+    }
 }

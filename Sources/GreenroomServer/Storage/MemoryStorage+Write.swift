@@ -227,6 +227,26 @@ final class MemoryTransaction: StorageTransaction {
 
     // MARK: Events
 
+    func retire(stream: String) async throws {
+        try await lock(stream: stream)
+        change { _ = $0.events.removeValue(forKey: stream) }
+        batch.retire(stream, epoch: Secrets.randomHex(bytes: 4))
+    }
+
+    func rewriteEvents(stream: String, containing needle: String,
+                       _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
+        try await lock(stream: stream)
+        let stored = read { $0.events[stream] ?? [] }
+        var changed: [Int: RawJSON] = [:]
+        for (index, item) in stored.enumerated() where (try? item.event.data.jsonString())?.contains(needle) == true {
+            if let data = try rewrite(item.event) { changed[index] = data }
+        }
+        change { state in
+            for (index, data) in changed { state.events[stream]?[index].event.data = data }
+        }
+        return changed.count
+    }
+
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             self.change { $0.loadOrCreateStream(name) }

@@ -56,16 +56,18 @@ extension PostgresStorage {
             }
             if !heads.isEmpty {
                 // One statement for every stream the batch touched.
-                var bindings = PostgresBindings(capacity: heads.count * 3)
+                var bindings = PostgresBindings(capacity: heads.count * 4)
                 var rows: [String] = []
                 for (index, head) in heads.enumerated() {
-                    rows.append("($\(3 * index + 1), $\(3 * index + 2)::BIGINT, $\(3 * index + 3)::BIGINT)")
+                    rows.append("($\(4 * index + 1), $\(4 * index + 2), $\(4 * index + 3)::BIGINT, $\(4 * index + 4)::BIGINT)")
                     bindings.append(head.name)
+                    bindings.append(head.info.epoch)
                     bindings.append(Int64(head.info.head))
                     bindings.append(Int64(head.info.trimmed))
                 }
                 _ = try await transaction.run(PostgresQuery(unsafeSQL: """
-                    UPDATE streams SET head = v.head, trimmed = v.trimmed FROM (VALUES \(rows.joined(separator: ", "))) AS v(name, head, trimmed)
+                    UPDATE streams SET epoch = v.epoch, head = v.head, trimmed = v.trimmed
+                    FROM (VALUES \(rows.joined(separator: ", "))) AS v(name, epoch, head, trimmed)
                     WHERE streams.name = v.name
                     """, binds: bindings))
             }

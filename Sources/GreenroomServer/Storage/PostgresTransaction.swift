@@ -129,6 +129,30 @@ final class PostgresTransaction: StorageTransaction {
         !(try await change("DELETE FROM users WHERE id = \(id) RETURNING id")).isEmpty
     }
 
+    func retire(stream: String) async throws {
+        try await lock(stream: stream)
+        try await flush()   // events this batch appended are removed too
+        _ = try await change("DELETE FROM events WHERE stream = \(stream)")
+        batch.retire(stream, epoch: Secrets.randomHex(bytes: 4))
+    }
+
+    func rewriteEvents(stream: String, containing needle: String,
+                       _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
+        try await lock(stream: stream)
+        try await flush()
+        let epoch = batch.info(stream)?.epoch ?? ""
+        let rows = try await run("SELECT seq, type, data, at, audience, revokes FROM events WHERE stream = \(stream) AND strpos(data, \(needle)) > 0")
+        var changed = 0
+        for row in rows {
+            let event = try PostgresStorage.decodeEvent(row, stream: stream, epoch: epoch)
+            guard let data = try rewrite(event) else { continue }
+            let text = try data.jsonString()
+            _ = try await change("UPDATE events SET data = \(text) WHERE stream = \(stream) AND seq = \(Int64(event.offset))")
+            changed += 1
+        }
+        return changed
+    }
+
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             try await self.lockStream(name)

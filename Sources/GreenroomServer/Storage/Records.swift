@@ -149,6 +149,17 @@ public protocol StorageTransaction: RecordReading, PresenceReading {
     func deleteRecords(kind: String, scope: String) async throws -> Int
     /// Appends events to their streams' logs, assigning offsets in order.
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome]
+    /// Retires `stream`: removes every event of its log (those this transaction appended
+    /// too, which are still published) and gives it a new epoch, its offsets going on after
+    /// the last one. Nothing written before can be read again, and a client resuming from
+    /// an earlier position is told `recovered: false`. A deleted channel's stream is retired.
+    func retire(stream: String) async throws
+    /// Rewrites the stored data of `stream`'s events whose data contains `needle` (a
+    /// prefilter: `rewrite` decides): `rewrite` returns an event's new data, or `nil` to
+    /// leave it. Events this transaction appended are included. Returns how many changed.
+    @discardableResult
+    func rewriteEvents(stream: String, containing needle: String,
+                       _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int
 }
 
 /// A value kept as a record: it says where it is stored, and travels as JSON.

@@ -22,7 +22,8 @@ extension SQLiteStorage {
                     try self.writer.query("DELETE FROM events WHERE stream = ? AND seq <= ?", [.text(name), .offset(mark)])
                 }
                 try self.writer.query(
-                    "UPDATE streams SET head = ?, trimmed = ? WHERE name = ?", [.offset(info.head), .offset(info.trimmed), .text(name)])
+                    "UPDATE streams SET epoch = ?, head = ?, trimmed = ? WHERE name = ?",
+                    [.text(info.epoch), .offset(info.head), .offset(info.trimmed), .text(name)])
             }
             return outcomes
         }
@@ -157,6 +158,29 @@ final class SQLiteTransaction: StorageTransaction {
     func insertUser(_ user: User) async throws -> Bool { try SQLiteStorage.insertUser(user, on: writer) }
     func saveUser(_ user: User) async throws { try SQLiteStorage.saveUser(user, on: writer) }
     func deleteUser(id: String) async throws -> Bool { try SQLiteStorage.deleteUser(id: id, on: writer) }
+
+    func retire(stream: String) async throws {
+        try await lock(stream: stream)
+        try writer.query("DELETE FROM events WHERE stream = ?", [.text(stream)])
+        batch.retire(stream, epoch: SQLiteStorage.newEpoch())
+    }
+
+    func rewriteEvents(stream: String, containing needle: String,
+                       _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
+        try await lock(stream: stream)
+        let epoch = batch.info(stream)?.epoch ?? ""
+        let rows = try writer.query(
+            "SELECT \(SQLiteStorage.eventColumns) FROM events WHERE stream = ? AND instr(data, ?) > 0", [.text(stream), .text(needle)])
+        var changed = 0
+        for row in rows {
+            let event = try SQLiteStorage.decodeEvent(row, stream: stream, epoch: epoch)
+            guard let data = try rewrite(event) else { continue }
+            try writer.query("UPDATE events SET data = ? WHERE stream = ? AND seq = ?",
+                             [.text(try data.jsonString()), .text(stream), .offset(event.offset)])
+            changed += 1
+        }
+        return changed
+    }
 
     func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in

@@ -89,6 +89,21 @@ final class BatchState: Sendable {
         state.withLock { $0.streams[name] = info }
     }
 
+    /// Gives a stream the transaction has loaded a new epoch, with everything up to its
+    /// head trimmed (the backend removes the events themselves); written back at commit.
+    func retire(_ name: String, epoch: String) {
+        state.withLock { state in
+            guard var info = state.streams[name] else { return }
+            info.epoch = epoch
+            info.trimmed = info.head
+            state.streams[name] = info
+            state.touched.insert(name)
+        }
+    }
+
+    /// The state of a stream the transaction has loaded.
+    func info(_ name: String) -> StreamInfo? { state.withLock { $0.streams[name] } }
+
     /// Appends through the backend's primitives: streams are loaded (and locked) in name
     /// order the first time the transaction touches them.
     func append(

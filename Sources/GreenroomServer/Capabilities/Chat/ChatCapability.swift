@@ -7,6 +7,7 @@ struct ChatCapability: Capability {
 
     init(_ core: CoreServices) {
         service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit)
+        core.userDeletion.add { userId, transaction in try await ChatService.forget(userId, in: transaction) }
     }
 
     var streamKind: StreamKind? { .channel }

@@ -146,7 +146,9 @@ extension ChatService {
     }
 
     /// Deletes the channel, its members and its messages. Operators only. Every member
-    /// hears of it on the channel's stream and on their own.
+    /// hears of it on the channel's stream and on their own; then the channel's stream is
+    /// retired, so that nothing of it can be read again, by anyone who creates a channel
+    /// with the same id either.
     func delete(_ id: ChannelId, by userId: String) async throws {
         try await events.transact { transaction in
             let record = try await Self.channel(transaction, id)
@@ -165,6 +167,7 @@ extension ChatService {
                 appends.append(try Self.event(ChatEventType.channelDeleted, on: StreamName.user(member.userId), gone))
             }
             _ = try await transaction.append(appends)
+            try await transaction.retire(stream: id.stream)
         }
     }
 

@@ -73,9 +73,14 @@ extension ChatService {
     }
 
     /// Deletes a message (it keeps its place in the history, emptied). Its sender or an
-    /// operator; the app's backend (`userId` `nil`) any message.
+    /// operator; the app's backend (`userId` `nil`) any message. In the same transaction
+    /// every stored event of the channel that carries the message (`message.new`, its
+    /// edits and reactions) is emptied the same way, so its text and extra data are in no
+    /// event a member can replay.
     func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
-        try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true) { message, member in
+        try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
+            try await Self.redact(deleted, in: transaction)
+        }) { message, member in
             guard userId == nil || message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
             }
@@ -119,6 +124,7 @@ extension ChatService {
     /// event is about, if any. An unchanged message writes no event.
     private func mutateMessage(
         _ ref: MessageRef, by userId: String?, event type: String, allowDeleted: Bool = false,
+        then: (@Sendable (any StorageTransaction, ChatMessage) async throws -> Void)? = nil,
         _ body: @escaping @Sendable (inout ChatMessage, ChatChannelMember?) throws -> ChatReaction?
     ) async throws -> ChatMessage {
         try await events.transact { transaction in
@@ -136,7 +142,24 @@ extension ChatService {
             try await transaction.save(record)
             _ = try await transaction.append([try Self.event(type, on: ref.channelId.stream, ChatEvent(
                 type: "", channelId: ref.channelId, message: record.message, reaction: reaction, actorId: userId))])
+            try await then?(transaction, record.message)
             return record.message
+        }
+    }
+
+    /// Empties `deleted`'s copies in the stored events of its channel: each event's
+    /// `message` becomes the deleted message, and a reaction's extra data goes.
+    static func redact(_ deleted: ChatMessage, in transaction: any StorageTransaction) async throws {
+        let emptied = try RawJSON(encoding: deleted)
+        let id = deleted.id
+        try await transaction.rewriteEvents(stream: deleted.channelId.stream, containing: "\"\(id)\"") { event in
+            guard var data = event.data.dictionaryValue, data["message"]?["id"]?.stringValue == id else { return nil }
+            data["message"] = emptied
+            if var reaction = data["reaction"]?.dictionaryValue {
+                reaction["extraData"] = [:]
+                data["reaction"] = .dictionary(reaction)
+            }
+            return .dictionary(data)
         }
     }
 

@@ -7,6 +7,8 @@ import GreenroomProtocol
 struct UserService: Sendable {
     let storage: any GreenroomStorage
     let events: EventLog
+    /// What the other capabilities remove of a deleted user.
+    var deletion = UserDeletionHooks()
 
     func create(_ args: UserUpdateArgs) async throws -> User {
         guard let id = args.id else { throw GreenroomError(.invalidParameterValue, "id is required") }
@@ -71,16 +73,33 @@ struct UserService: Sendable {
         }
     }
 
-    /// Deletes a user and announces it on its stream, in one transaction.
+    /// Deletes a user in one transaction: its push devices, what every capability keeps of
+    /// it (``UserDeletionHooks``: chat memberships, invitations, operator roles), and
+    /// every token issued to it until now, which every node refuses from then on and whose
+    /// connections every node closes with 4101; `user.deleted` is announced on its stream.
+    /// A token issued later makes the user anew.
     func delete(_ id: String) async throws {
+        let deletion = deletion
         try await events.transact { transaction in
             guard try await transaction.deleteUser(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
-            // Its push devices go with it.
-            for device in try await transaction.list(DeviceRecord.self, RecordQuery(kind: DeviceRecord.recordKind, scope: id)) {
+            for device in try await transaction.list(DeviceRecord.self, RecordQuery(kind: DeviceRecord.recordKind, scope: id, limit: 1_000)) {
                 try await transaction.remove(DeviceOwnerRecord.self, id: device.device.id)
             }
             _ = try await transaction.deleteRecords(kind: DeviceRecord.recordKind, scope: id)
+            try await deletion.run(id, in: transaction)
             _ = try await transaction.append([EventAppend(stream: StreamName.user(id), type: "user.deleted", data: ["id": .string(id)])])
+            try await TokenRevocation.revoke(id, in: transaction)
+        }
+    }
+
+    /// Refuses every token issued to `id` until now, on every node: its connections are
+    /// closed with 4101 and its earlier tokens are refused with `tokenRevoked`. A token
+    /// issued afterwards works. - Returns: the instant tokens must be issued after.
+    func revokeTokens(_ id: String) async throws -> Date {
+        try await events.transact { transaction in
+            guard try await transaction.user(id: id) != nil else { throw GreenroomError(.notFound, "no user with id \(id)") }
+            try await TokenRevocation.revoke(id, in: transaction)
+            return try await transaction.load(TokenRevocationRecord.self, id: id)?.notBefore ?? Date()
         }
     }
 

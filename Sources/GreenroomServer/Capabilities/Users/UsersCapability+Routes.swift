@@ -1,3 +1,4 @@
+import Foundation
 import GreenroomProtocol
 import Hummingbird
 
@@ -7,7 +8,6 @@ extension UsersCapability {
         let group = routes.router.group("/v1/users")
         let auth = routes.auth
         let users = service
-        let connections = connections
         group.post { request, context in
             try auth.requireAPIKey(request)
             let args = try await request.decode(as: UserUpdateArgs.self, context: context)
@@ -37,10 +37,22 @@ extension UsersCapability {
         }
         group.delete(":id") { request, context in
             try auth.requireAPIKey(request)
-            let id = try context.parameters.require("id")
-            try await users.delete(id)
-            connections.close(user: id, code: .forbidden, reason: "the user was deleted")
+            try await users.delete(try context.parameters.require("id"))
             return Response(status: .noContent)
         }
+        group.post(":id/revoke-tokens") { request, context in
+            try auth.requireAPIKey(request)
+            let id = try context.parameters.require("id")
+            let notBefore = try await users.revokeTokens(id)
+            return try jsonResponse(TokensRevoked(userId: id, notBefore: notBefore))
+        }
     }
+}
+
+/// The answer to revoking a user's tokens.
+struct TokensRevoked: Codable, Sendable {
+    /// The user.
+    var userId: String
+    /// Tokens issued at or before this instant are refused.
+    var notBefore: Date
 }

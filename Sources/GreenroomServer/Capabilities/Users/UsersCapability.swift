@@ -5,11 +5,9 @@ import GreenroomProtocol
 /// (`user:<id>`) announces its changes and what concerns only it.
 struct UsersCapability: Capability {
     let service: UserService
-    let connections: any ConnectionControl
 
     init(_ core: CoreServices) {
-        service = UserService(storage: core.storage, events: core.events)
-        connections = core.connections
+        service = UserService(storage: core.storage, events: core.events, deletion: core.userDeletion)
     }
 
     var streamKind: StreamKind? { .user }
