@@ -14,6 +14,7 @@ struct WebhookTests {
         config.webhooks.retryBase = 0.05
         config.webhooks.retryCap = 0.2
         config.webhooks.maxAttempts = attempts
+        config.webhooks.allowPrivateAddresses = true   // the receiver is on loopback
     }
 
     /// A metric's value from the server's exposition.
@@ -139,7 +140,7 @@ struct WebhookTests {
         let port = try await WebhookReceiver.freePort()
         let secret = "test-secret-0123456789"
         let environment = [
-            "GREENROOM_WEBHOOK_URL": "http://127.0.0.1:\(port)/hooks", "GREENROOM_WEBHOOK_SECRET": secret,
+            "GREENROOM_WEBHOOK_URL": "http://127.0.0.1:\(port)/hooks", "GREENROOM_WEBHOOK_SECRET": secret, "GREENROOM_WEBHOOK_ALLOW_PRIVATE": "1",
             "GREENROOM_WEBHOOK_EVENTS": "message.new", "GREENROOM_WEBHOOK_TIMEOUT_SECONDS": "1",
             "GREENROOM_WEBHOOK_RETRY_SECONDS": "0.05", "GREENROOM_WEBHOOK_RETRY_CAP_SECONDS": "0.2",
         ]

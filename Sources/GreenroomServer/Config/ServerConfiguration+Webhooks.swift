@@ -24,6 +24,10 @@ public struct WebhookSettings: Sendable, Hashable {
     public var retryCap: TimeInterval = 600
     /// How many deliveries a node makes at once (each to a different stream; default 32).
     public var concurrency: Int = 32
+    /// Whether endpoints may be on loopback, link-local, private or other non-public
+    /// addresses (`GREENROOM_WEBHOOK_ALLOW_PRIVATE=1`; default no, see SECURITY.md): for a
+    /// backend on the same machine or private network.
+    public var allowPrivateAddresses = false
 
     /// The default settings.
     public init() {}
@@ -39,12 +43,18 @@ public struct WebhookSettings: Sendable, Hashable {
         settings.maxAttempts = try variables.value("GREENROOM_WEBHOOK_MAX_ATTEMPTS") ?? settings.maxAttempts
         settings.retryBase = try variables.value("GREENROOM_WEBHOOK_RETRY_SECONDS") ?? settings.retryBase
         settings.retryCap = try variables.value("GREENROOM_WEBHOOK_RETRY_CAP_SECONDS") ?? settings.retryCap
+        if let allow = variables.text("GREENROOM_WEBHOOK_ALLOW_PRIVATE") {
+            guard let value = ["1": true, "true": true, "yes": true, "0": false, "false": false, "no": false][allow.lowercased()] else {
+                throw GreenroomServerError.invalidConfiguration("GREENROOM_WEBHOOK_ALLOW_PRIVATE must be 1 or 0")
+            }
+            settings.allowPrivateAddresses = value
+        }
     }
 
     /// Checks that every setting is in range.
     func validate() throws {
         if let url {
-            try WebhookSettings.checkURL(url)
+            try checkURL(url)
             guard let secret, secret.count >= 16 else {
                 throw GreenroomServerError.invalidConfiguration("a webhook URL needs GREENROOM_WEBHOOK_SECRET, at least 16 characters")
             }
@@ -60,11 +70,16 @@ public struct WebhookSettings: Sendable, Hashable {
         guard (1...1_000).contains(concurrency) else { throw GreenroomServerError.invalidConfiguration("webhook concurrency must be 1–1000") }
     }
 
-    /// Throws unless `url` is an absolute `http` or `https` URL with a host.
-    static func checkURL(_ url: String) throws {
+    /// Throws unless `url` is an absolute `http` or `https` URL with a host, and, unless
+    /// ``allowPrivateAddresses``, a host that is no refused IP address (``WebhookAddressGuard``).
+    func checkURL(_ url: String) throws {
         guard url.count <= 2_000, let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", parsed.host?.isEmpty == false else {
+              scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty else {
             throw GreenroomError(.invalidParameterValue, "a webhook URL must be an absolute http:// or https:// URL")
+        }
+        if !allowPrivateAddresses, let refusal = WebhookAddressGuard.literalRefusal(host) {
+            throw GreenroomError(.invalidParameterValue,
+                                 "a webhook may not be sent to \(refusal) (GREENROOM_WEBHOOK_ALLOW_PRIVATE=1 allows it)")
         }
     }
 }

@@ -87,7 +87,7 @@ final class OutboxDispatcher: Service, Sendable {
 
     /// Every destination jobs may be queued for: the webhook endpoints, and APNs when push is set up.
     private var destinations: [any OutboxDestination] {
-        outbox.current.map { WebhookDestination(endpoint: $0, timeout: settings.timeout, metrics: metrics) } + (push.map { [$0] } ?? [])
+        outbox.current.map { WebhookDestination(endpoint: $0, timeout: settings.timeout, allowPrivateAddresses: settings.allowPrivateAddresses, metrics: metrics) } + (push.map { [$0] } ?? [])
     }
 
     /// Reads the queue and starts a worker for each lane whose first job is due and not

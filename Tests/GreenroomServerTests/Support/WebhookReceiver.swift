@@ -14,6 +14,8 @@ final class WebhookReceiver: Sendable {
         case status(Int)
         /// Waits this long, then answers 200 (past the server's timeout: a lost answer).
         case stall(TimeAmount)
+        /// Answers 307 with this `Location`.
+        case redirect(String)
     }
 
     /// One request that arrived.
@@ -92,6 +94,7 @@ final class WebhookReceiver: Sendable {
         let status: Int = switch answer {
         case .status(let code): code
         case .stall: 200
+        case .redirect: 307
         }
         arrivals.withLock {
             $0.append(Arrival(event: event, attempt: Int(head.headers.first(name: WebhookHeaders.attempt) ?? "") ?? 0, verified: verified, answered: status))
@@ -134,6 +137,9 @@ final class WebhookReceiver: Sendable {
                 case .status(let code):
                     respond(context, status: code)
                     receiver.finished(id)
+                case .redirect(let location):
+                    respond(context, status: 307, location: location)
+                    receiver.finished(id)
                 case .stall(let delay):
                     let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
                     context.eventLoop.scheduleTask(in: delay) {
@@ -145,9 +151,10 @@ final class WebhookReceiver: Sendable {
             }
         }
 
-        func respond(_ context: ChannelHandlerContext, status: Int) {
+        func respond(_ context: ChannelHandlerContext, status: Int, location: String? = nil) {
             var headers = HTTPHeaders()
             headers.add(name: "Content-Length", value: "0")
+            if let location { headers.add(name: "Location", value: location) }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         }

@@ -10,7 +10,14 @@ struct WebhookDestination: OutboxDestination {
     let endpoint: WebhookEndpointRecord
     /// How long an attempt waits for the answer.
     let timeout: TimeInterval
+    /// Whether the endpoint may resolve to a non-public address (``WebhookAddressGuard``).
+    let allowPrivateAddresses: Bool
     let metrics: WebhookMetrics
+
+    /// The client deliveries go through: it follows no redirect (an endpoint answering 3xx
+    /// has failed the attempt), so an endpoint cannot send the server elsewhere.
+    static let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                   configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
 
     var id: String { endpoint.id }
 
@@ -26,6 +33,12 @@ struct WebhookDestination: OutboxDestination {
     /// POSTs a job's event to its endpoint, signed; `nil` when a 2xx came back in time, else
     /// what went wrong.
     func send(_ job: OutboxJobRecord) async -> String? {
+        if !allowPrivateAddresses {
+            guard let host = URL(string: endpoint.url)?.host else { return "the endpoint's URL has no host" }
+            if let refusal = await WebhookAddressGuard.check(host: host) {
+                return "refused: \(refusal) (GREENROOM_WEBHOOK_ALLOW_PRIVATE=1 allows it)"
+            }
+        }
         do {
             let body = try WireCoding.encode(WebhookEvent(job.event))
             let timestamp = Int64(Date().timeIntervalSince1970)
@@ -39,7 +52,7 @@ struct WebhookDestination: OutboxDestination {
                                 value: "t=\(timestamp),v1=\(Self.signature(secret: endpoint.secret, timestamp: timestamp, body: body))")
             request.body = .bytes(ByteBuffer(data: body))
             let timeout = TimeAmount.milliseconds(Int64((timeout * 1000).rounded()))
-            let response = try await HTTPClient.shared.execute(request, timeout: timeout)
+            let response = try await Self.client.execute(request, timeout: timeout)
             // Read (a bounded part of) the answer so the connection can be used again.
             var read = 0
             for try await chunk in response.body {

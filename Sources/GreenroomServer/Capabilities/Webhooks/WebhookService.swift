@@ -39,7 +39,7 @@ struct WebhookService: Sendable {
 
     /// Registers an endpoint; its secret is returned this once.
     func create(_ args: WebhookCreateArgs) async throws -> WebhookEndpoint {
-        try WebhookSettings.checkURL(args.url)
+        try settings.checkURL(args.url)
         let patterns = args.events ?? ["*"]
         guard (1...50).contains(patterns.count), patterns.allSatisfy(WebhookEndpoint.isValidPattern) else {
             throw GreenroomError(.invalidParameterValue, "events must hold 1–50 event types, families (message.*) or *")
