@@ -46,6 +46,13 @@ public struct ServerConfiguration: Sendable {
     public var videoMaxBytes: Int64 = 1 << 30
     /// How many videos are processed at once (`GREENROOM_VIDEO_WORKERS`, default 2).
     public var videoWorkers: Int = 2
+    /// How many completed uploads may wait for a processing worker; past it completing an
+    /// upload is refused with `rateLimited` (`GREENROOM_VIDEO_QUEUE`, default 100).
+    public var videoQueueLimit: Int = 100
+    /// The longest one ffprobe or ffmpeg run on an uploaded video may take, in seconds;
+    /// then it is stopped and the video ends `failed` (`GREENROOM_VIDEO_PROCESSING_SECONDS`,
+    /// default 600).
+    public var videoProcessingLimit: TimeInterval = 600
     /// The ffprobe to run (`GREENROOM_FFPROBE`); found on `PATH` when not set.
     public var ffprobePath: String?
     /// The ffmpeg to run (`GREENROOM_FFMPEG`); found on `PATH` when not set.
@@ -127,6 +134,8 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_LIVESTREAM_LIMIT") { (v: Int) in config.livestreamLimit = v }
         try value("GREENROOM_VIDEO_MAX_BYTES") { (v: Int64) in config.videoMaxBytes = v }
         try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
+        try value("GREENROOM_VIDEO_QUEUE") { (v: Int) in config.videoQueueLimit = v }
+        try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
         try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
         try value("GREENROOM_JANUS_URL") { (v: String) in
@@ -159,6 +168,10 @@ public struct ServerConfiguration: Sendable {
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
         guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
+        guard (1...100_000).contains(videoQueueLimit) else { throw GreenroomServerError.invalidConfiguration("the video queue must hold 1–100,000") }
+        guard videoProcessingLimit >= 0.1, videoProcessingLimit <= 86_400 else {
+            throw GreenroomServerError.invalidConfiguration("the video processing limit must be 0.1 s to a day")
+        }
         guard (0...256).contains(livestreamLimit) else { throw GreenroomServerError.invalidConfiguration("the livestream limit must be 0–256") }
         guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }

@@ -58,7 +58,7 @@ extension VideoService {
             let size = Self.size(width: width, height: height, at: rung)
             let directory = scratch.appendingPathComponent(rung.name, isDirectory: true)
             try files.createDirectory(at: directory, withIntermediateDirectories: true)
-            var arguments = ["-v", "error", "-y", "-i", original(id).path, "-map", "0:v:0"]
+            var arguments = ["-v", "error", "-y"] + MediaTools.uploadInput + ["-i", original(id).path, "-map", "0:v:0"]
             if hasAudio { arguments += ["-map", "0:a:0"] }
             arguments += [
                 "-vf", "scale=\(size.width):\(size.height),format=yuv420p", "-fpsmax", "60",
@@ -71,7 +71,7 @@ extension VideoService {
                 "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_type", "mpegts",
                 "-hls_segment_filename", directory.appendingPathComponent("seg%05d.ts").path, directory.appendingPathComponent("index.m3u8").path,
             ]
-            let result = try await MediaTools.run(ffmpeg, arguments)
+            let result = try await MediaTools.run(ffmpeg, arguments, limit: processingLimit)
             guard result.status == 0 else {
                 let reason = String(decoding: result.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "exit \(result.status)"
                 throw GreenroomError(.invalidParameterValue, "encoding the \(rung.name) rendition failed (ffmpeg: \(reason.prefix(200)))")

@@ -3,15 +3,20 @@ import GreenroomProtocol
 import Logging
 import ServiceLifecycle
 
-/// Runs video processing jobs, at most `workers` at once, until graceful shutdown.
+/// Runs video processing jobs, at most `workers` at once, until graceful shutdown; at most
+/// `capacity` wait their turn (a completed upload finds no room: `rateLimited`).
 final class VideoProcessor: Service, Sendable {
     private let jobs: AsyncStream<String>
     private let queue: AsyncStream<String>.Continuation
     private let handler = Locked<(@Sendable (String) async -> Void)?>(nil)
+    /// Jobs queued or reserved and not yet taken by a worker.
+    private let waiting = Locked(0)
     let workers: Int
+    let capacity: Int
 
-    init(workers: Int) {
+    init(workers: Int, capacity: Int = 100) {
         self.workers = max(1, workers)
+        self.capacity = max(1, capacity)
         (jobs, queue) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .unbounded)
     }
 
@@ -20,7 +25,20 @@ final class VideoProcessor: Service, Sendable {
         self.handler.withLock { $0 = handler }
     }
 
-    /// Queues a video for processing.
+    /// Holds a place in the queue for a job about to be queued; `false` when it is full.
+    /// Follow with ``enqueue(_:)`` or ``release()``.
+    func reserve() -> Bool {
+        waiting.withLock { count in
+            guard count < capacity else { return false }
+            count += 1
+            return true
+        }
+    }
+
+    /// Gives back a place ``reserve()`` held.
+    func release() { waiting.withLock { $0 -= 1 } }
+
+    /// Queues a video for processing, in the place ``reserve()`` held.
     func enqueue(_ videoId: String) {
         queue.yield(videoId)
     }
@@ -31,6 +49,7 @@ final class VideoProcessor: Service, Sendable {
                 for _ in 0..<workers {
                     group.addTask {
                         for await id in self.jobs {
+                            self.release()
                             if let handler = self.handler.withLock({ $0 }) { await handler(id) }
                         }
                     }
@@ -38,60 +57,6 @@ final class VideoProcessor: Service, Sendable {
             }
         } onGracefulShutdown: {
             self.queue.finish()
-        }
-    }
-}
-
-/// The media tools found on this machine.
-struct MediaTools: Sendable {
-    var ffprobe: String?
-    var ffmpeg: String?
-
-    /// The tools named by the configuration, or found on `PATH`.
-    static func locate(ffprobe: String?, ffmpeg: String?) -> MediaTools {
-        func find(_ name: String, _ configured: String?) -> String? {
-            if let configured { return FileManager.default.isExecutableFile(atPath: configured) ? configured : nil }
-            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
-            return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        }
-        return MediaTools(ffprobe: find("ffprobe", ffprobe), ffmpeg: find("ffmpeg", ffmpeg))
-    }
-
-    /// Runs a tool; returns its exit status, standard output and standard error.
-    static func run(_ tool: String, _ arguments: [String]) async throws -> (status: Int32, output: Data, errors: Data) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        let output = ChildProcesses.pipe(), errors = ChildProcesses.pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
-        return try await withCheckedThrowingContinuation { continuation in
-            // Both pipes are drained while the tool runs, so a chatty tool never blocks on a full pipe.
-            let collected = Locked((Data(), Data()))
-            let group = DispatchGroup()
-            for (index, pipe) in [output, errors].enumerated() {
-                group.enter()
-                DispatchQueue.global().async {
-                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                    collected.withLock { if index == 0 { $0.0 = data } else { $0.1 = data } }
-                    group.leave()
-                }
-            }
-            process.terminationHandler = { process in
-                group.notify(queue: .global()) {
-                    let (out, err) = collected.withLock { $0 }
-                    continuation.resume(returning: (process.terminationStatus, out, err))
-                }
-            }
-            do {
-                try ChildProcesses.run(process)
-            } catch {
-                process.terminationHandler = nil
-                try? output.fileHandleForWriting.close()
-                try? errors.fileHandleForWriting.close()
-                continuation.resume(throwing: error)
-            }
         }
     }
 }
@@ -147,7 +112,8 @@ extension VideoService {
             throw GreenroomError(.unavailable, "processing is unavailable: ffprobe and ffmpeg are not installed on this server")
         }
         let file = original(id).path
-        let probe = try await MediaTools.run(ffprobe, ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", file])
+        let probe = try await MediaTools.run(ffprobe, ["-v", "error"] + MediaTools.uploadInput
+                                             + ["-print_format", "json", "-show_format", "-show_streams", file], limit: processingLimit)
         guard probe.status == 0, let info = try? RawJSON(json: probe.output) else {
             let reason = String(decoding: probe.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "unreadable"
             throw GreenroomError(.invalidParameterValue, "the file is not a video (ffprobe: \(reason))")
@@ -161,7 +127,8 @@ extension VideoService {
         let duration = (info["format"]?["duration"]?.stringValue).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } ?? 0
         let codec = stream["codec_name"]?.stringValue ?? "unknown"
         let at = String(format: "%.3f", min(1, duration / 2))
-        let thumb = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-ss", at, "-i", file, "-frames:v", "1", "-vf", "scale=320:-2", thumbnail(id).path])
+        let thumb = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-ss", at] + MediaTools.uploadInput
+                                             + ["-i", file, "-frames:v", "1", "-vf", "scale=320:-2", thumbnail(id).path], limit: processingLimit)
         guard thumb.status == 0, FileManager.default.fileExists(atPath: thumbnail(id).path) else {
             throw GreenroomError(.invalidParameterValue, "no thumbnail could be made (ffmpeg: \(String(decoding: thumb.errors, as: UTF8.self).prefix(200)))")
         }

@@ -51,6 +51,8 @@ struct VideoService: Sendable {
     /// The largest upload.
     let maxBytes: Int64
     let processor: VideoProcessor
+    /// The longest one ffprobe or ffmpeg run on an upload may take.
+    var processingLimit: Duration = .seconds(600)
 
     func folder(_ id: String) -> URL { directory.appendingPathComponent(id, isDirectory: true) }
     func original(_ id: String) -> URL { folder(id).appendingPathComponent("original") }
@@ -147,16 +149,26 @@ struct VideoService: Sendable {
         return offset
     }
 
-    /// Ends an upload: the video is `processing` and queued.
+    /// Ends an upload: the video is `processing` and queued; `rateLimited` (the upload
+    /// kept, to complete again later) when the processing queue is full.
     func complete(_ uploadId: String, identity: Identity) async throws -> Video {
         let upload = try await upload(uploadId, identity: identity)
         let size = offset(upload)
-        let video = try await change(upload.videoId) { video in
-            video.status = .processing
-            video.size = size
-            video.playbackURL = "/v1/videos/\(video.id)/file"
-        } extra: { transaction in
-            try await transaction.remove(VideoUploadRecord.self, id: uploadId)
+        guard processor.reserve() else {
+            throw GreenroomError(.rateLimited, "\(processor.capacity) videos wait for processing already; complete the upload again in a minute")
+        }
+        let video: Video
+        do {
+            video = try await change(upload.videoId) { video in
+                video.status = .processing
+                video.size = size
+                video.playbackURL = "/v1/videos/\(video.id)/file"
+            } extra: { transaction in
+                try await transaction.remove(VideoUploadRecord.self, id: uploadId)
+            }
+        } catch {
+            processor.release()
+            throw error
         }
         processor.enqueue(upload.videoId)
         return video

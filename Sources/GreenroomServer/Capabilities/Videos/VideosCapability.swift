@@ -10,12 +10,13 @@ struct VideosCapability: Capability {
 
     init(_ core: CoreServices) {
         let configuration = core.configuration
-        let processor = VideoProcessor(workers: configuration.videoWorkers)
+        let processor = VideoProcessor(workers: configuration.videoWorkers, capacity: configuration.videoQueueLimit)
         let tools = MediaTools.locate(ffprobe: configuration.ffprobePath, ffmpeg: configuration.ffmpegPath)
         let service = VideoService(
             storage: core.storage, events: core.events,
             directory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("videos", isDirectory: true),
-            maxBytes: configuration.videoMaxBytes, processor: processor)
+            maxBytes: configuration.videoMaxBytes, processor: processor,
+            processingLimit: .milliseconds(Int64(configuration.videoProcessingLimit * 1000)))
         let logger = core.logger
         processor.setHandler { id in await service.process(id, tools: tools, logger: logger) }
         self.service = service

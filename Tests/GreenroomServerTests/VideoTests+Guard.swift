@@ -1,0 +1,98 @@
+import Foundation
+import GreenroomProtocol
+import Greenroom
+import GreenroomServer
+import Testing
+
+extension VideoTests {
+    /// Writes `text` to a temporary file named `.mp4`, as an uploader may name anything.
+    static func textFile(_ text: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    /// Waits until processing is over; returns the video.
+    func processed(_ session: VideoSession, _ id: String, timeout: Duration = .seconds(120)) async throws -> Video {
+        try await eventually("video \(id) is processed", timeout: timeout) {
+            let status = try await session.video(id: id).status
+            return status == .ready || status == .failed
+        }
+        return try await session.video(id: id)
+    }
+
+    @Test("an uploaded HLS playlist is not followed: one naming a local HTTP server makes no request to it, one naming another user's segment files copies nothing; both end failed")
+    func playlistsAreNotFollowed() async throws {
+        try await withVideoServer { server, tools in
+            let alice = try await session(server, "alice")
+            let mallory = try await session(server, "mallory")
+            let file = try await Self.makeVideo(tools.ffmpeg)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let victim = try await alice.upload(fileURL: file, title: "private").result()
+            #expect(try await processed(alice, victim.id).status == .ready)
+            let folder = URL(fileURLWithPath: server.dataDirectory).appendingPathComponent("videos/\(victim.id)")
+            let segments = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+                .compactMap { ($0 as? URL)?.path }.filter { $0.hasSuffix(".ts") }.sorted() ?? []
+            let segment = try #require(segments.first, "no segment under \(folder.path)")
+
+            let listener = try StubListener(.hangUp)
+            defer { listener.stop() }
+            for (name, target) in [("remote", "http://127.0.0.1:\(listener.port)/seg00000.ts"), ("local", segment)] {
+                let playlist = try Self.textFile("#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:4\n#EXTINF:4.0,\n\(target)\n#EXT-X-ENDLIST\n")
+                defer { try? FileManager.default.removeItem(at: playlist) }
+                let uploaded = try await mallory.upload(fileURL: playlist, title: name).result()
+                let video = try await processed(mallory, uploaded.id)
+                #expect(video.status == .failed, "\(name): \(video.status) \(video.failureReason ?? "")")
+            }
+            #expect(listener.accepted == 0)
+        }
+    }
+
+    @Test("a processing run past its time limit is stopped and the video ends failed saying so")
+    func processingTimeLimit() async throws {
+        guard let tools = TestEnvironment.ffmpeg(for: "the video tests") else { return }
+        try await withServer({ config in
+            config.ffmpegPath = tools.ffmpeg
+            config.ffprobePath = tools.ffprobe
+            config.videoProcessingLimit = 1
+        }) { server in
+            let file = try await Self.makeVideo(tools.ffmpeg, seconds: 20, size: "1280x720")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let alice = try await session(server, "alice")
+            let uploaded = try await alice.upload(fileURL: file, title: "long").result()
+            let video = try await processed(alice, uploaded.id)
+            #expect(video.status == .failed && video.failureReason?.contains("longer than its limit") == true, "\(video.failureReason ?? "")")
+        }
+    }
+
+    @Test("the processing queue is bounded: past it a completed upload is refused with rateLimited, and taken again once the queue drains")
+    func processingQueueBounded() async throws {
+        guard let tools = TestEnvironment.ffmpeg(for: "the video tests") else { return }
+        try await withServer({ config in
+            config.ffmpegPath = tools.ffmpeg
+            config.ffprobePath = tools.ffprobe
+            config.videoWorkers = 1
+            config.videoQueueLimit = 1
+        }) { server in
+            let long = try await Self.makeVideo(tools.ffmpeg, seconds: 20, size: "1280x720")
+            let short = try await Self.makeVideo(tools.ffmpeg)
+            defer { try? FileManager.default.removeItem(at: long); try? FileManager.default.removeItem(at: short) }
+            let alice = try await session(server, "alice")
+            let first = try await alice.upload(fileURL: long, title: "long").result()
+            // While the one worker encodes the long video, one more may wait and no other.
+            var refused = 0
+            for index in 0..<2 {
+                if await refusal({ _ = try await alice.upload(fileURL: short, title: "short \(index)").result() }) == .rateLimited {
+                    refused += 1
+                }
+            }
+            #expect(refused >= 1)
+            #expect(try await processed(alice, first.id).status == .ready)
+            try await eventually("the queue drained") {
+                try await alice.videos(owner: "alice").items.allSatisfy { $0.status != .processing }
+            }
+            let later = try await alice.upload(fileURL: short, title: "later").result()
+            #expect(try await processed(alice, later.id).status == .ready)
+        }
+    }
+}
