@@ -8,6 +8,7 @@ extension CommandRouter {
             try await context.core.joinPresence(context.connection, args)
         }
         on(StreamOperation.presenceLeave) { (context, args: PresenceStreamArgs) -> EmptyResult in
+            try context.core.refuseRosterStream(args.stream)
             guard context.connection.removePresence(args.stream) else {
                 throw GreenroomError(.notFound, "not present on \(args.stream)")
             }
@@ -24,8 +25,17 @@ extension CommandRouter {
 extension ServerCore {
     func clientId(_ connection: ClientConnection) -> String { roster.clientId(connectionId: connection.id) }
 
+    /// Refuses a client's own presence on a stream whose capability keeps its roster in
+    /// the presence table (a meeting's, a live event's, a user's `online:` stream): there
+    /// every entry is the capability's, and client data must never be read as one.
+    func refuseRosterStream(_ stream: String) throws {
+        guard rosterOwner(for: stream) != nil else { return }
+        throw GreenroomError(.permissionDenied, "presence on \(stream) is its roster, kept by the server: join the room itself instead")
+    }
+
     func joinPresence(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
         guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }
+        try refuseRosterStream(args.stream)
         try await authorizeRead(connection.identity, stream: args.stream)
         let data = args.data ?? .dictionary([:])
         let size = try data.jsonData().count
