@@ -104,7 +104,9 @@ final class BenchTarget: Sendable {
 
     /// A counter or gauge from the server's `/metrics` (without labels).
     func metric(_ name: String) async throws -> Double? {
-        let (data, _) = try await HTTPTransport.data(for: URLRequest(url: baseURL.appendingPathComponent("metrics")))
+        var request = URLRequest(url: baseURL.appendingPathComponent("metrics"))
+        request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
+        let (data, _) = try await HTTPTransport.data(for: request)
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }
         return line.flatMap { Double($0.split(separator: " ").last ?? "") }
     }

@@ -25,7 +25,13 @@ struct CLITests {
         #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700, "data directory mode")
         let (data, status) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/health")!))
         #expect(status == 200 && String(decoding: data, as: UTF8.self).contains("ok"))
-        let (metrics, metricsStatus) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/metrics")!))
+        // The metrics need the API key.
+        let (_, anonymous) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/metrics")!))
+        #expect(anonymous == 401)
+        var scrape = URLRequest(url: URL(string: base + "/metrics")!)
+        let key = try String(contentsOfFile: "\(directory)/api-key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        scrape.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
+        let (metrics, metricsStatus) = try await HTTPTransport.data(for: scrape)
         #expect(metricsStatus == 200 && String(decoding: metrics, as: UTF8.self).contains("greenroom_connections"))
 
         server.process.terminate()  // SIGTERM

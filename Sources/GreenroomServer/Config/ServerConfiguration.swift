@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     /// How many frames may wait to be written to one client before it is disconnected as
     /// too slow (`GREENROOM_OUTBOUND_QUEUE`, default 1,024).
     public var outboundQueueLimit: Int = 1_024
+    /// Whether `GET /metrics` answers without the API key (`GREENROOM_METRICS_PUBLIC=1`;
+    /// default no: the figures tell who is connected and how busy the node is).
+    public var publicMetrics = false
     /// The longest a client token may live, from its `iat` to its `exp`, in seconds: longer
     /// ones are refused as `invalidToken` (`GREENROOM_MAX_TOKEN_LIFETIME_SECONDS`,
     /// `serve --max-token-lifetime`; default `nil`, no limit).
@@ -126,6 +129,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_OUTBOUND_QUEUE") { (v: Int) in config.outboundQueueLimit = v }
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
         try value("GREENROOM_MAX_TOKEN_LIFETIME_SECONDS") { (v: Double) in config.maxTokenLifetime = v }
+        try value("GREENROOM_METRICS_PUBLIC") { (v: Int) in config.publicMetrics = v != 0 }
         try value("GREENROOM_SHUTDOWN_GRACE_SECONDS") { (v: Double) in config.shutdownGrace = v }
         try value("GREENROOM_PRESENCE_TTL_SECONDS") { (v: Double) in config.presenceTTL = v }
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }

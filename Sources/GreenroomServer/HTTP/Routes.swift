@@ -14,8 +14,12 @@ extension ServerCore: RestAuthentication {
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
         }
-        router.get("/metrics") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"], body: .init(byteBuffer: .init(string: self.metrics.exposition())))
+        // With the API key (Prometheus: `authorization: {credentials: KEY}`), unless the
+        // operator made it public: the figures tell who is connected and how busy it is.
+        router.get("/metrics") { request, _ in
+            if !self.configuration.publicMetrics { try self.requireAPIKey(request) }
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: .init(string: self.metrics.exposition())))
         }
         addConnectRoute(router)
         let routes = RestRoutes(router: router, auth: self)

@@ -10,11 +10,11 @@ struct ConsoleCapability: Capability {
     func addRoutes(_ routes: RestRoutes) {
         // `/console` and `/console/` are one route.
         routes.router.get("/console") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            Response(status: .ok, headers: PageHeaders.html,
                      body: .init(byteBuffer: ByteBuffer(string: ConsolePage.html)))
         }
         routes.router.get("/console/console.js") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-store"],
+            Response(status: .ok, headers: PageHeaders.script,
                      body: .init(byteBuffer: ByteBuffer(string: ConsolePage.script)))
         }
     }

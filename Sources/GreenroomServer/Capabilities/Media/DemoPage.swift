@@ -12,11 +12,11 @@ enum DemoPage {
     static func addRoutes(to router: Router<GreenroomRequestContext>) {
         // `/demo` and `/demo/` are one route.
         router.get("/demo") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            Response(status: .ok, headers: PageHeaders.html,
                      body: .init(byteBuffer: ByteBuffer(string: html)))
         }
         router.get("/demo/demo.js") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/javascript; charset=utf-8", .cacheControl: "no-store"],
+            Response(status: .ok, headers: PageHeaders.script,
                      body: .init(byteBuffer: ByteBuffer(string: script)))
         }
     }
