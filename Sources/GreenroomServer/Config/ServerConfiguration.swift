@@ -29,6 +29,17 @@ public struct ServerConfiguration: Sendable {
     /// How many frames may wait to be written to one client before it is disconnected as
     /// too slow (`GREENROOM_OUTBOUND_QUEUE`, default 1,024).
     public var outboundQueueLimit: Int = 1_024
+    /// How long a new connection has to send its first request's headers (and, for the
+    /// WebSocket, be let in) before it is closed (`GREENROOM_HEADER_TIMEOUT_SECONDS`,
+    /// default 10).
+    public var headerTimeout: TimeInterval = 10
+    /// How long an HTTP connection may stay open with no request before it is closed
+    /// (`GREENROOM_IDLE_TIMEOUT_SECONDS`, default 60). WebSockets have heartbeats instead.
+    public var idleTimeout: TimeInterval = 60
+    /// How many connections may be open before their first request (nobody knows who they
+    /// are yet); while that many are, the server accepts no more and newcomers wait in the
+    /// kernel's backlog (`GREENROOM_MAX_PENDING_CONNECTIONS`, default 1,024).
+    public var maxPendingConnections: Int = 1_024
     /// Whether `GET /metrics` answers without the API key (`GREENROOM_METRICS_PUBLIC=1`;
     /// default no: the figures tell who is connected and how busy the node is).
     public var publicMetrics = false
@@ -130,6 +141,9 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
         try value("GREENROOM_MAX_TOKEN_LIFETIME_SECONDS") { (v: Double) in config.maxTokenLifetime = v }
         try value("GREENROOM_METRICS_PUBLIC") { (v: Int) in config.publicMetrics = v != 0 }
+        try value("GREENROOM_HEADER_TIMEOUT_SECONDS") { (v: Double) in config.headerTimeout = v }
+        try value("GREENROOM_IDLE_TIMEOUT_SECONDS") { (v: Double) in config.idleTimeout = v }
+        try value("GREENROOM_MAX_PENDING_CONNECTIONS") { (v: Int) in config.maxPendingConnections = v }
         try value("GREENROOM_SHUTDOWN_GRACE_SECONDS") { (v: Double) in config.shutdownGrace = v }
         try value("GREENROOM_PRESENCE_TTL_SECONDS") { (v: Double) in config.presenceTTL = v }
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
@@ -190,6 +204,12 @@ public struct ServerConfiguration: Sendable {
         }
         if (tlsCertificatePath == nil) != (tlsKeyPath == nil) {
             throw GreenroomServerError.invalidConfiguration("TLS needs both a certificate (--tls-cert) and its private key (--tls-key)")
+        }
+        guard headerTimeout >= 0.1, headerTimeout <= 3_600, idleTimeout >= 0.1, idleTimeout <= 86_400 else {
+            throw GreenroomServerError.invalidConfiguration("the header timeout must be 0.1 s to an hour, the idle timeout 0.1 s to a day")
+        }
+        guard maxPendingConnections >= 1 else {
+            throw GreenroomServerError.invalidConfiguration("at least one connection must be let wait for its first request")
         }
         if let maxTokenLifetime, !(maxTokenLifetime >= 1) {
             throw GreenroomServerError.invalidConfiguration("the longest token lifetime must be at least 1 second")

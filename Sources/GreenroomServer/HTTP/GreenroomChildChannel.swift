@@ -42,6 +42,15 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
             try channel.syncOptions?.setOption(ChannelOptions.recvAllocator, value: Self.receiveAllocator)
             let core = self.core
             core.openChannels.add(channel)
+            // Until its first request's head has arrived (and, for the WebSocket, its token
+            // was checked) a connection is a stranger's: there may be at most so many (then
+            // the server accepts no more for a while), and each has so long to get there.
+            core.openChannels.admitPending(channel, limit: core.configuration.maxPendingConnections)
+            let headerTimeout = core.configuration.headerTimeout
+            let deadline = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(headerTimeout * 1000))) {
+                core.metrics.headerTimedOut()
+                channel.close(promise: nil)
+            }
             let refusal = NIOLoopBoundBox<GreenroomError?>(nil, eventLoop: channel.eventLoop)
             let accepted = NIOLoopBoundBox<Identity?>(nil, eventLoop: channel.eventLoop)
             let upgrader = NIOTypedWebSocketServerUpgrader<Negotiated>(
@@ -79,7 +88,9 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
                 notUpgradingCompletionHandler: { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try channel.pipeline.syncOperations.addHandler(HTTP1ToHTTPServerCodec(secure: core.configuration.tlsCertificatePath != nil))
-                        try channel.pipeline.syncOperations.addHandler(HTTPConnectionStateHandler(idleTimeout: nil, logger: logger))
+                        let idle = core.configuration.idleTimeout
+                        try channel.pipeline.syncOperations.addHandler(
+                            HTTPConnectionStateHandler(idleTimeout: .milliseconds(Int64(idle * 1000)), logger: logger))
                         let http = try NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>(
                             wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
                         if let error = refusal.value { return .refused(http, error) }
@@ -91,6 +102,10 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
             configuration.enableErrorHandling = false  // Hummingbird answers malformed requests
             configuration.enableResponseHeaderValidation = false  // HTTPTypes validated them
             let negotiated = try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(configuration: configuration)
+            negotiated.whenComplete { _ in
+                deadline.cancel()
+                core.openChannels.negotiated(channel)
+            }
             return Value(negotiated: negotiated, channel: channel)
         }
     }

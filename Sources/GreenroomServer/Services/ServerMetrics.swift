@@ -17,6 +17,7 @@ public final class ServerMetrics: Sendable {
     private let drops: Metrics.Counter
     private let appended: Metrics.Counter
     private let pauses: Metrics.Counter
+    private let headerTimeouts: Metrics.Counter
     private let commandCounters = Locked<[String: Metrics.Counter]>([:])
     /// Webhook deliveries, failures, retries, parked deliveries and the queue.
     let webhooks: WebhookMetrics
@@ -31,6 +32,7 @@ public final class ServerMetrics: Sendable {
         drops = Metrics.Counter(label: "greenroom_outbound_queue_drops_total", dimensions: [], factory: factory)
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
         pauses = Metrics.Counter(label: "greenroom_reads_paused_total", dimensions: [], factory: factory)
+        headerTimeouts = Metrics.Counter(label: "greenroom_header_timeouts_total", dimensions: [], factory: factory)
         webhooks = WebhookMetrics(factory: factory)
         push = PushMetrics(factory: factory)
     }
@@ -62,6 +64,9 @@ public final class ServerMetrics: Sendable {
     func outboundDrop() { drops.increment() }
     /// Counts a connection no longer read because its commands wait (``CommandQueue``).
     func readsPaused() { pauses.increment() }
+
+    /// Counts a connection closed for not sending its first request's headers in time.
+    func headerTimedOut() { headerTimeouts.increment() }
     /// Counts events appended to logs.
     func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
 

@@ -189,6 +189,21 @@ final class RawSocket: @unchecked Sendable {
         throw Failure(description: "the server did not close the connection")
     }
 
+    /// What arrives within `timeout` after the first bytes come (nothing when none come), as text.
+    func readAnswer(timeout: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        var received: [UInt8] = []
+        while ContinuousClock.now < deadline {
+            guard let bytes = readAvailable() else { break }
+            received += bytes
+            if bytes.isEmpty {
+                if !received.isEmpty { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Reads and discards until the server closes the connection; false when it stays open
     /// for `timeout`.
     func readUntilEOF(timeout: Duration) async throws -> Bool {
