@@ -29,6 +29,10 @@ public struct ServerConfiguration: Sendable {
     /// How many frames may wait to be written to one client before it is disconnected as
     /// too slow (`GREENROOM_OUTBOUND_QUEUE`, default 1,024).
     public var outboundQueueLimit: Int = 1_024
+    /// How many bytes may wait to be written to one client, replies, live and replayed
+    /// events alike, before it is disconnected as too slow (`GREENROOM_OUTBOUND_QUEUE_BYTES`,
+    /// default 8 MiB); a replay waits for room instead.
+    public var outboundQueueBytes: Int = 8 << 20
     /// How long a new connection has to send its first request's headers (and, for the
     /// WebSocket, be let in) before it is closed (`GREENROOM_HEADER_TIMEOUT_SECONDS`,
     /// default 10).
@@ -138,6 +142,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_RETENTION_SECONDS") { (v: Double) in config.retentionAge = v }
         try value("GREENROOM_RETENTION_SWEEP_SECONDS") { (v: Double) in config.retentionSweepInterval = v }
         try value("GREENROOM_OUTBOUND_QUEUE") { (v: Int) in config.outboundQueueLimit = v }
+        try value("GREENROOM_OUTBOUND_QUEUE_BYTES") { (v: Int) in config.outboundQueueBytes = v }
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
         try value("GREENROOM_MAX_TOKEN_LIFETIME_SECONDS") { (v: Double) in config.maxTokenLifetime = v }
         try value("GREENROOM_METRICS_PUBLIC") { (v: Int) in config.publicMetrics = v != 0 }
@@ -175,6 +180,9 @@ public struct ServerConfiguration: Sendable {
         guard retentionCount >= 1 else { throw GreenroomServerError.invalidConfiguration("retention count must be at least 1") }
         guard retentionAge > 0 else { throw GreenroomServerError.invalidConfiguration("retention age must be positive") }
         guard outboundQueueLimit >= 16 else { throw GreenroomServerError.invalidConfiguration("outbound queue limit must be at least 16") }
+        guard outboundQueueBytes >= 256 << 10 else {
+            throw GreenroomServerError.invalidConfiguration("the outbound queue must hold at least 256 KiB (four of the largest frames)")
+        }
         if let databaseURL {
             _ = try DatabaseURL(databaseURL)
             guard durability == .disk else {

@@ -22,6 +22,10 @@ final class ClientConnection: Sendable {
 
     struct State {
         var queue = Deque<ByteBuffer>()
+        /// The bytes of the frames in `queue`.
+        var queuedBytes = 0
+        /// The most frames `queue` held at once.
+        var peakFrames = 0
         var subscriptions: [String: Subscription] = [:]
         var presence: Set<String> = []
         /// Roster entries this connection holds: stream → keys.
@@ -40,19 +44,27 @@ final class ClientConnection: Sendable {
     private let wire: NIOLoopBound<WireHandler>
     /// Writes this connection's fanned-out events, with the other connections of its loop.
     let drainer: LoopDrainer
+    /// The most frames, and bytes, that may wait in the queue: live events, replies and
+    /// replayed events alike.
     private let limit: Int
+    private let byteLimit: Int
     private let metrics: ServerMetrics
     private let state = Locked(State())
 
-    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, limit: Int, metrics: ServerMetrics) {
+    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, limit: Int, byteLimit: Int = .max,
+         metrics: ServerMetrics) {
         self.id = id
         self.identity = identity
         self.channel = channel
         self.wire = wire
         self.drainer = LoopDrainer.of(channel.eventLoop)
         self.limit = limit
+        self.byteLimit = byteLimit
         self.metrics = metrics
     }
+
+    /// The most frames the outbound queue held at once.
+    var peakQueuedFrames: Int { state.withLock { $0.peakFrames } }
 
     var subscribedStreams: [String] { state.withLock { Array($0.subscriptions.keys) } }
 
@@ -65,15 +77,38 @@ final class ClientConnection: Sendable {
         perform(action)
     }
 
-    /// Queues replayed events (frames from ``EventHub/encode(_:)``); they do not count
-    /// against the limit (the log bounds them).
-    func sendReplay(_ frames: [ByteBuffer]) {
-        let action = state.withLock { state -> Action in
-            guard !state.finished, state.closeRequest == nil else { return .none }
-            state.queue.append(contentsOf: frames)
-            return needsDrain(&state)
+    /// Queues replayed events (frames from ``EventHub/encode(_:)``) as the socket takes
+    /// them: each waits until the queue has room for it under the limits, so a replay holds
+    /// no more than a live subscriber may. Returns `false`, having queued what fit, when
+    /// the connection closes meanwhile (a reader that never reads is closed by
+    /// ``WireHandler``'s stall check).
+    func sendReplay(_ frames: [ByteBuffer]) async -> Bool {
+        var next = 0
+        while next < frames.count {
+            let (queued, action) = state.withLock { state -> (Int, Action) in
+                guard !state.finished, state.closeRequest == nil else { return (-1, .none) }
+                var count = 0
+                for frame in frames[next...] {
+                    let fits = state.queue.isEmpty
+                        || (state.queue.count < limit && state.queuedBytes + frame.readableBytes <= byteLimit)
+                    guard fits else { break }
+                    append(frame, to: &state)
+                    count += 1
+                }
+                return (count, count > 0 ? needsDrain(&state) : .none)
+            }
+            guard queued >= 0, channel.isActive else { return false }
+            perform(action)
+            next += queued
+            if next < frames.count { try? await Task.sleep(for: .milliseconds(5)) }
         }
-        perform(action)
+        return true
+    }
+
+    private func append(_ frame: ByteBuffer, to state: inout State) {
+        state.queue.append(frame)
+        state.queuedBytes += frame.readableBytes
+        state.peakFrames = max(state.peakFrames, state.queue.count)
     }
 
     /// Delivers a live event of `stream` (its frame, from ``EventHub/encode(_:)``): queued now when the subscription is live,
@@ -88,6 +123,8 @@ final class ClientConnection: Sendable {
             guard let index = state.subscriptions.index(forKey: stream) else { return .none }
             switch state.subscriptions.values[index] {
             case .replaying(var buffered):
+                // Live events wait while the replay runs, as many as the queue may hold.
+                guard buffered.count < limit else { return slowConsumer(&state) }
                 // Take the buffer out of the entry first, so the append does not copy it.
                 state.subscriptions.values[index] = .live(last: .max)
                 buffered.append((offset, frame))
@@ -125,15 +162,22 @@ final class ClientConnection: Sendable {
 
     private func enqueue(_ frame: ByteBuffer, into state: inout State) -> Action {
         guard !state.finished, state.closeRequest == nil else { return .none }
-        if state.queue.count >= limit {
-            state.queue.removeAll()
-            state.closeRequest = (UInt16(CloseCode.slowConsumer.rawValue), "slow consumer: reconnect and resume")
-            metrics.outboundDrop()
-            forceCloseSoon()
-            return .close
+        if state.queue.count >= limit || (!state.queue.isEmpty && state.queuedBytes + frame.readableBytes > byteLimit) {
+            return slowConsumer(&state)
         }
-        state.queue.append(frame)
+        append(frame, to: &state)
         return needsDrain(&state)
+    }
+
+    /// Drops what waits and closes the connection as a slow consumer (it resumes without loss).
+    private func slowConsumer(_ state: inout State) -> Action {
+        guard !state.finished, state.closeRequest == nil else { return .none }
+        state.queue.removeAll()
+        state.queuedBytes = 0
+        state.closeRequest = (UInt16(CloseCode.slowConsumer.rawValue), "slow consumer: reconnect and resume")
+        metrics.outboundDrop()
+        forceCloseSoon()
+        return .close
     }
 
     private func needsDrain(_ state: inout State) -> Action {
@@ -155,6 +199,7 @@ final class ClientConnection: Sendable {
                 }
                 let frames = Array(state.queue)
                 state.queue.removeAll(keepingCapacity: true)
+                state.queuedBytes = 0
                 return frames
             }
             if batch.isEmpty { return }
@@ -261,6 +306,7 @@ final class ClientConnection: Sendable {
         state.withLock { state in
             state.finished = true
             state.queue.removeAll()
+            state.queuedBytes = 0
             state.subscriptions.removeAll()
         }
     }

@@ -20,8 +20,9 @@ extension CommandRouter {
 extension ServerCore {
     /// The most subscriptions one connection may hold.
     static let maxSubscriptionsPerConnection = 512
-    /// How many events one page of a replay reads.
-    static let replayPage = 500
+    /// How many events one page of a replay reads (at most 64 KB each): the page waits in
+    /// memory until the connection's queue has room for it.
+    static let replayPage = 128
 
     /// Subscribes a connection: registers it for live events first (buffering them), then
     /// replies, replays from the log what the client missed, and goes live without a gap
@@ -64,7 +65,13 @@ extension ServerCore {
                 let events = try await storage.readEvents(stream: args.stream, after: last, limit: Self.replayPage)
                 guard let newest = events.last else { break }
                 let visible = events.filter { $0.isVisible(to: context.identity.userId) }
-                connection.sendReplay(try visible.map(EventHub.encode))
+                // Paced by the socket: a client that does not read holds one page and a
+                // full queue, until the stall check closes it.
+                guard await connection.sendReplay(try visible.map(EventHub.encode)) else {
+                    hub.remove(connection, from: args.stream)
+                    connection.endSubscription(args.stream)
+                    return
+                }
                 metrics.eventsDelivered(visible.count)
                 last = newest.offset
             }

@@ -70,7 +70,7 @@ extension ServerCore {
         let wire = WireHandler(interval: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
         let connection = ClientConnection(
             id: connections.nextId(), identity: identity, channel: channel, wire: NIOLoopBound(wire, eventLoop: channel.eventLoop),
-            limit: configuration.outboundQueueLimit, metrics: metrics)
+            limit: configuration.outboundQueueLimit, byteLimit: configuration.outboundQueueBytes, metrics: metrics)
         // The handler lets go of the connection when it is removed, as the socket closes.
         wire.onWritable = { connection.socketWritable() }
         let queue = CommandQueue(connection: connection, core: self)

@@ -8,6 +8,11 @@ import NIOCore
 /// client every `interval`; a client that has sent nothing at all (no pong, no frame) since
 /// the previous ping is closed with 1001. It sees every byte the client sends.
 ///
+/// The same timer finds a reader that stalled: a socket that took no write for a whole
+/// interval while it had something to take (it stayed full from one tick to the next)
+/// belongs to a client that does not read, whatever it sends; it is closed as a slow
+/// consumer (4001), and what waited for it is dropped.
+///
 /// Writes: events, replies and replays are framed once as they are made (``textFrame(_:)``;
 /// server frames are not masked, so an event's frame is the same bytes for every
 /// subscriber) and written here, straight to the socket, instead of through the pipeline's
@@ -31,6 +36,8 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var heard = true
     private var pinged = false
+    /// The socket was full at the last tick and has not taken a write since.
+    private var fullSinceTick = false
 
     init(interval: TimeAmount) {
         self.interval = interval
@@ -95,11 +102,24 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable { onWritable?() }
+        if context.channel.isWritable {
+            fullSinceTick = false
+            onWritable?()
+        }
         context.fireChannelWritabilityChanged()
     }
 
     private func tick(_ context: ChannelHandlerContext, _ task: RepeatedTask) {
+        if !context.channel.isWritable {
+            if fullSinceTick {
+                task.cancel()
+                let code = UInt16(CloseCode.slowConsumer.rawValue)
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [0x88, 0x02, UInt8(code >> 8), UInt8(code & 0xFF)])), promise: nil)
+                context.close(promise: nil)
+                return
+            }
+            fullSinceTick = true
+        }
         if pinged && !heard {
             task.cancel()
             context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.closeGoingAway)), promise: nil)
