@@ -3,6 +3,9 @@ import GreenroomProtocol
 import Greenroom
 import GreenroomServer
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 extension VideoTests {
     /// Writes `text` to a temporary file named `.mp4`, as an uploader may name anything.
@@ -93,6 +96,45 @@ extension VideoTests {
             }
             let later = try await alice.upload(fileURL: short, title: "later").result()
             #expect(try await processed(alice, later.id).status == .ready)
+        }
+    }
+
+    @Test("a user's videos are capped; two requests appending to one upload at once: the second is refused while the first writes, so the file stays within its limit")
+    func uploadQuotas() async throws {
+        try await withServer({ $0.videoMaxPerUser = 2; $0.videoMaxBytes = 1_000 }) { server in
+            let token = try await server.token("alice", grants: Self.allScopes)
+            func send(_ method: String, _ path: String, _ body: Data = Data(), _ headers: [String: String] = [:]) async throws -> (Int, RawJSON) {
+                var request = URLRequest(url: URL(string: path, relativeTo: server.url)!)
+                request.httpMethod = method
+                request.httpBody = body
+                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+                let (data, status) = try await HTTPTransport.data(for: request)
+                return (status, (try? RawJSON(json: data)) ?? .nil)
+            }
+            let json = ["Content-Type": "application/json"]
+            let (first, ticket) = try await send("POST", "/v1/videos", Data(#"{"title":"one"}"#.utf8), json)
+            #expect(first == 201)
+            #expect(try await send("POST", "/v1/videos", Data(#"{"title":"two"}"#.utf8), json).0 == 201)
+            let (third, refused) = try await send("POST", "/v1/videos", Data(#"{"title":"three"}"#.utf8), json)
+            #expect(third == 429 && refused["error"]?["name"]?.stringValue == "rateLimited", "\(third) \(refused)")
+
+            let uploadId = try #require(ticket["uploadId"]?.stringValue)
+            // The first request sends its head and holds back its 800 bytes.
+            let slow = try RawSocket(port: server.port)
+            try slow.write(Array(("PATCH /v1/uploads/\(uploadId) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n"
+                + "Upload-Offset: 0\r\nContent-Type: application/octet-stream\r\nContent-Length: 800\r\n\r\n").utf8))
+            try await eventually("the second request is refused while the first writes") {
+                // An empty append at offset 0 passes the offset check until bytes arrive.
+                let (status, body) = try await send("PATCH", "/v1/uploads/\(uploadId)", Data(), ["Upload-Offset": "0"])
+                #expect(status == 409 || status == 200, "\(status) \(body)")
+                return status == 409 && body["error"]?["message"]?.stringValue?.contains("another request") == true
+            }
+            try slow.write([UInt8](repeating: 7, count: 800))
+            let answer = try await slow.readAnswer(timeout: .seconds(10))
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
+            let (_, offset) = try await send("GET", "/v1/uploads/\(uploadId)")
+            #expect(offset["offset"]?.numberValue == 800)
         }
     }
 }

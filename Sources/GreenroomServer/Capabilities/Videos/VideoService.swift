@@ -53,6 +53,11 @@ struct VideoService: Sendable {
     let processor: VideoProcessor
     /// The longest one ffprobe or ffmpeg run on an upload may take.
     var processingLimit: Duration = .seconds(600)
+    /// The most videos one user may have.
+    var maxPerUser = 1_000
+    /// The uploads a request is appending to now: one request at a time per upload, so
+    /// that two at once cannot both pass the offset check and grow a file past its limit.
+    let writing = Locked<Set<String>>([])
 
     func folder(_ id: String) -> URL { directory.appendingPathComponent(id, isDirectory: true) }
     func original(_ id: String) -> URL { folder(id).appendingPathComponent("original") }
@@ -103,12 +108,22 @@ struct VideoService: Sendable {
             throw GreenroomError(.internalError, "the upload file could not be created")
         }
         let upload = VideoUploadRecord(uploadId: "u" + Secrets.randomHex(bytes: 10), videoId: id, owner: identity.userId)
-        try await events.transact { transaction in
-            try await transaction.save(VideoRecord(video: video))
-            try await transaction.save(VideoOwnerRecord(owner: video.owner, videoId: id))
-            for tag in video.tags { try await transaction.save(VideoTagRecord(tag: tag, videoId: id)) }
-            try await transaction.save(upload)
-            _ = try await transaction.append([Self.event(VideoStream.created, ["video": try RawJSON(encoding: video)])])
+        let maxPerUser = maxPerUser
+        do {
+            try await events.transact { transaction in
+                let owned = try await transaction.countRecords(RecordQuery(kind: VideoOwnerRecord.recordKind, scope: video.owner))
+                guard owned < maxPerUser else {
+                    throw GreenroomError(.rateLimited, "a user may have at most \(maxPerUser) videos; delete some first")
+                }
+                try await transaction.save(VideoRecord(video: video))
+                try await transaction.save(VideoOwnerRecord(owner: video.owner, videoId: id))
+                for tag in video.tags { try await transaction.save(VideoTagRecord(tag: tag, videoId: id)) }
+                try await transaction.save(upload)
+                _ = try await transaction.append([Self.event(VideoStream.created, ["video": try RawJSON(encoding: video)])])
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: folder(id))
+            throw error
         }
         return VideoUploadTicket(video: video, uploadId: upload.uploadId, offset: 0)
     }
@@ -132,6 +147,10 @@ struct VideoService: Sendable {
     func append<Body: AsyncSequence>(_ uploadId: String, at clientOffset: Int64, body: Body, identity: Identity) async throws -> Int64
     where Body.Element: Collection<UInt8> {
         let upload = try await upload(uploadId, identity: identity)
+        guard writing.withLock({ $0.insert(uploadId).inserted }) else {
+            throw GreenroomError(.alreadyExists, "another request is appending to this upload; ask for its offset when it is done")
+        }
+        defer { _ = writing.withLock { $0.remove(uploadId) } }
         var offset = offset(upload)
         guard clientOffset == offset else {
             throw GreenroomError(.alreadyExists, "the server holds \(offset) bytes; send from there (Upload-Offset: \(offset))")
