@@ -130,6 +130,10 @@ extension GreenroomClient {
             switch refusal?.errorCode {
             case .tokenExpired, .invalidToken, .notAuthenticated, .tokenRevoked: return (.refreshToken(refusal!), false)
             case .permissionDenied: return (.stop(refusal), false)
+            case .rateLimited:
+                // Not before the server says; the backoff follows.
+                if let wait = refusal?.retryAfterMs { try? await Task.sleep(for: .milliseconds(wait)) }
+                return (.retry, false)
             default: return (.retry, false)
             }
         case .webSocket(let socket):
@@ -171,11 +175,20 @@ extension GreenroomClient {
     /// the socket: a connection is either ready or being replaced, never stuck in between.
     private func resubscribeAll(on socket: WebSocketConnection, connected: Flag) async {
         let subscriptions = state.withLock { Array($0.subscriptions.values) }
-        for subscription in subscriptions {
+        var index = 0
+        while index < subscriptions.count {
+            let subscription = subscriptions[index]
+            index += 1
             do {
                 let result = try await sendSubscribe(subscription, since: subscription.position)
                 subscription.resubscribed(recovered: result.recovered)
                 notifyResubscribed(subscription.stream, recovered: result.recovered)
+            } catch let error as GreenroomError where error.is(.rateLimited) {
+                // Over the user's budget of subscriptions: wait as the server says, then
+                // the same subscription again.
+                let wait = Duration.milliseconds(max(error.retryAfterMs ?? 1_000, 1))
+                guard (try? await Task.sleep(for: wait)) != nil else { return }
+                index -= 1
             } catch let error as GreenroomError where !error.isTransient {
                 // Refused for good (the user lost the right to read it, or it is gone).
                 state.withLock { _ = $0.subscriptions.removeValue(forKey: subscription.stream) }

@@ -14,12 +14,21 @@ public struct GreenroomError: Error, Codable, Hashable, Sendable, CustomStringCo
     public var name: String
     /// What went wrong, for people.
     public var message: String
+    /// With `rateLimited`: how long to wait, in milliseconds, before the same request can
+    /// be let through.
+    public var retryAfterMs: Int?
 
     /// Makes an error from a code and a message.
     public init(_ code: ErrorCode, _ message: String) {
         self.code = code.rawValue
         self.name = code.name
         self.message = message
+    }
+
+    /// Makes a `rateLimited` error telling when to try again.
+    public init(rateLimited message: String, retryAfterMs: Int) {
+        self.init(.rateLimited, message)
+        self.retryAfterMs = retryAfterMs
     }
 
     /// Makes an error from raw parts, as decoded from the wire.

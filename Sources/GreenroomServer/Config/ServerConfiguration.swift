@@ -44,6 +44,8 @@ public struct ServerConfiguration: Sendable {
     /// are yet); while that many are, the server accepts no more and newcomers wait in the
     /// kernel's backlog (`GREENROOM_MAX_PENDING_CONNECTIONS`, default 1,024).
     public var maxPendingConnections: Int = 1_024
+    /// Each user's budget on a node by operation class (``RateLimits``).
+    public var rateLimits = RateLimits()
     /// Whether `GET /metrics` answers without the API key (`GREENROOM_METRICS_PUBLIC=1`;
     /// default no: the figures tell who is connected and how busy the node is).
     public var publicMetrics = false
@@ -149,6 +151,14 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
         try value("GREENROOM_MAX_TOKEN_LIFETIME_SECONDS") { (v: Double) in config.maxTokenLifetime = v }
         try value("GREENROOM_METRICS_PUBLIC") { (v: Int) in config.publicMetrics = v != 0 }
+        for kind in OperationClass.allCases {
+            let name = "GREENROOM_RATE_\(kind.rawValue.uppercased())"
+            guard let text = variables.text(name) else { continue }
+            guard let rate = RateLimits.parse(text) else {
+                throw GreenroomServerError.invalidConfiguration("\(name) must be PER_SECOND/BURST (e.g. 300/600) or off")
+            }
+            config.rateLimits.set(kind, rate)
+        }
         try value("GREENROOM_HEADER_TIMEOUT_SECONDS") { (v: Double) in config.headerTimeout = v }
         try value("GREENROOM_IDLE_TIMEOUT_SECONDS") { (v: Double) in config.idleTimeout = v }
         try value("GREENROOM_MAX_PENDING_CONNECTIONS") { (v: Int) in config.maxPendingConnections = v }

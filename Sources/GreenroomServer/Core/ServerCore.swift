@@ -37,6 +37,8 @@ final class ServerCore: Sendable {
     let owners: [StreamKind: any Capability]
     /// Every WebSocket operation: the core's own and the capabilities'.
     let commands: CommandRouter
+    /// Each user's budget of commands and requests on this node.
+    let rateLimiter: RateLimiter
 
     /// The capabilities this server offers: the one list to change when adding one.
     static func makeCapabilities(_ core: CoreServices) -> [any Capability] {
@@ -71,6 +73,7 @@ final class ServerCore: Sendable {
             connections.revoke(user: userId, issuedUpTo: notBefore)
         }
         self.connections = connections
+        self.rateLimiter = RateLimiter(configuration.rateLimits)
         self.nodeId = nodeId
         self.configuration = configuration
         self.storage = storage

@@ -41,6 +41,7 @@ struct HTTPGreenroomError: HTTPResponseError {
         let body = (try? WireCoding.encode(["error": error])) ?? Data()
         var response = Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: body)))
         if status == .unauthorized { response.headers[.wwwAuthenticate] = "Bearer" }
+        if let wait = error.retryAfterMs { response.headers[.retryAfter] = String((wait + 999) / 1000) }
         return response
     }
 }

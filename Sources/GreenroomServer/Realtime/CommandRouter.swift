@@ -106,6 +106,12 @@ struct CommandRouter: Sendable {
             connection.send(Self.errorFrame(command.id, GreenroomError(.unknownOperation, "no operation named \(command.op)")))
             return
         }
+        if let wait = core.rateLimiter.take(connection.identity.userId, OperationClass.of(op: command.op)) {
+            core.metrics.command(command.op, outcome: ErrorCode.rateLimited.name)
+            connection.send(Self.errorFrame(command.id, GreenroomError(
+                rateLimited: "too many \(OperationClass.of(op: command.op).rawValue); try again in \(wait) ms", retryAfterMs: wait)))
+            return
+        }
         let context = CommandContext(connection: connection, commandId: command.id, core: core)
         guard pipelined.contains(command.op) else {
             await pipeline.waitUntilIdle()

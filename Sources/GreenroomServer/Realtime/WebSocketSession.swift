@@ -22,9 +22,12 @@ extension ServerCore {
         throw GreenroomError(.notAuthenticated, "connect with a token: Authorization: Bearer TOKEN, or ?token=TOKEN")
     }
 
-    /// The identity of a request's token; refused while the server shuts down.
+    /// The identity of a request's token, within its user's budget (reads for `GET` and
+    /// `HEAD`, writes otherwise); refused while the server shuts down.
     func authenticate(_ request: Request) async throws -> Identity {
-        try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
+        let identity = try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
+        try rateLimiter.check(identity.userId, request.method == .get || request.method == .head ? .reads : .writes)
+        return identity
     }
 
     /// The identity of a token, unless it was revoked (``TokenRevocation``).
