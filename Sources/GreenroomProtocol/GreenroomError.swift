@@ -48,7 +48,7 @@ public struct GreenroomError: Error, Codable, Hashable, Sendable, CustomStringCo
     /// same request may succeed later; `false` for refusals, which fail again.
     public var isTransient: Bool {
         switch errorCode {
-        case .internalError, .unavailable, .connectionLost, .timeout, .notConnected: true
+        case .internalError, .unavailable, .overloaded, .connectionLost, .timeout, .notConnected: true
         default: false
         }
     }
@@ -93,6 +93,8 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case internalError = 1900000
     /// The server is shutting down or a dependency is unavailable.
     case unavailable = 1900001
+    /// The server is writing all it can: the change waited and was not taken; try again shortly.
+    case overloaded = 1900002
     /// The connection was lost before the reply came; the outcome is unknown.
     case connectionLost = 1900100
     /// No reply came in time; the outcome is unknown.
@@ -164,6 +166,7 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .tokenRevoked: "tokenRevoked"
         case .internalError: "internalError"
         case .unavailable: "unavailable"
+        case .overloaded: "overloaded"
         case .connectionLost: "connectionLost"
         case .timeout: "timeout"
         case .notConnected: "notConnected"

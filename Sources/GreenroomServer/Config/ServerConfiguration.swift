@@ -44,6 +44,13 @@ public struct ServerConfiguration: Sendable {
     /// are yet); while that many are, the server accepts no more and newcomers wait in the
     /// kernel's backlog (`GREENROOM_MAX_PENDING_CONNECTIONS`, default 1,024).
     public var maxPendingConnections: Int = 1_024
+    /// How many changes may wait for the node's writer (`GREENROOM_WRITE_QUEUE`, default
+    /// 10,000); more wait to be queued, for at most ``writeQueueWait``, then are refused
+    /// with `overloaded`.
+    public var writeQueueLimit: Int = 10_000
+    /// How long a change waits for room in the writer's queue, in seconds
+    /// (`GREENROOM_WRITE_QUEUE_WAIT_SECONDS`, default 5).
+    public var writeQueueWait: TimeInterval = 5
     /// Each user's budget on a node by operation class (``RateLimits``).
     public var rateLimits = RateLimits()
     /// Whether `GET /metrics` answers without the API key (`GREENROOM_METRICS_PUBLIC=1`;
@@ -151,6 +158,8 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_HEARTBEAT_SECONDS") { (v: Double) in config.heartbeatInterval = v }
         try value("GREENROOM_MAX_TOKEN_LIFETIME_SECONDS") { (v: Double) in config.maxTokenLifetime = v }
         try value("GREENROOM_METRICS_PUBLIC") { (v: Int) in config.publicMetrics = v != 0 }
+        try value("GREENROOM_WRITE_QUEUE") { (v: Int) in config.writeQueueLimit = v }
+        try value("GREENROOM_WRITE_QUEUE_WAIT_SECONDS") { (v: Double) in config.writeQueueWait = v }
         for kind in OperationClass.allCases {
             let name = "GREENROOM_RATE_\(kind.rawValue.uppercased())"
             guard let text = variables.text(name) else { continue }
@@ -230,6 +239,9 @@ public struct ServerConfiguration: Sendable {
         }
         guard headerTimeout >= 0.1, headerTimeout <= 3_600, idleTimeout >= 0.1, idleTimeout <= 86_400 else {
             throw GreenroomServerError.invalidConfiguration("the header timeout must be 0.1 s to an hour, the idle timeout 0.1 s to a day")
+        }
+        guard writeQueueLimit >= 1, writeQueueWait >= 0, writeQueueWait <= 600 else {
+            throw GreenroomServerError.invalidConfiguration("the write queue must hold at least one change and wait 0–600 s")
         }
         guard maxPendingConnections >= 1 else {
             throw GreenroomServerError.invalidConfiguration("at least one connection must be let wait for its first request")

@@ -65,7 +65,8 @@ final class ServerCore: Sendable {
         let broker = backend.makeBroker(hub, metrics, logger)
         let outbox = Outbox(pushTypes: configuration.push.isEnabled ? PushSender.types : [])
         let events = EventLog(storage: storage, broker: broker, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger,
-                              outbox: outbox)
+                              outbox: outbox, queueLimit: configuration.writeQueueLimit,
+                              queueWait: .milliseconds(Int64(configuration.writeQueueWait * 1000)))
         let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         let connections = ConnectionRegistry()
         hub.watch(type: TokenRevocation.eventType) { event in

@@ -36,13 +36,19 @@ final class EventLog: Service, Sendable {
     /// Failures tests inject into transactions (none unless armed).
     let faults = FaultPlan()
     static let maxBatch = 512
+    /// The most changes that may wait for the writer; more wait to be queued, for at most
+    /// `queueWait`, then are refused with `overloaded` (the node is writing all it can).
+    let queueLimit: Int
+    let queueWait: Duration
 
     /// - Parameter broker: hands a stored event to subscribers (the local hub, or the
     ///   relay that orders events of all nodes).
     /// - Parameter outbox: queues webhook deliveries with the events they carry.
     init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
-         outbox: Outbox = Outbox()) {
+         outbox: Outbox = Outbox(), queueLimit: Int = 10_000, queueWait: Duration = .seconds(5)) {
         self.storage = storage
+        self.queueLimit = queueLimit
+        self.queueWait = queueWait
         self.outbox = outbox
         self.broker = broker
         self.metrics = metrics
@@ -83,6 +89,18 @@ final class EventLog: Service, Sendable {
     }
 
     private func enqueue(_ step: WriteStep) async throws {
+        // Push back: while the queue is full the caller waits (a command holds its
+        // connection's next one meanwhile), and past the wait it is refused.
+        if state.withLock({ $0.pending.count >= queueLimit }) {
+            let deadline = ContinuousClock.now + queueWait
+            while state.withLock({ $0.pending.count >= queueLimit && !$0.stopped }) {
+                guard ContinuousClock.now < deadline else {
+                    metrics.writerOverloaded()
+                    throw GreenroomError(.overloaded, "the server is writing all it can; try again shortly")
+                }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             let pending = Pending(step: step) { continuation.resume(with: $0) }
             let accepted = state.withLock { state -> Bool in

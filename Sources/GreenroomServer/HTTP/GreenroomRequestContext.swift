@@ -31,7 +31,7 @@ struct HTTPGreenroomError: HTTPResponseError {
         case .alreadyExists, .actionNotAllowedInCurrentState, .channelMemberLimitReached: .conflict
         case .payloadTooLarge: .contentTooLarge
         case .rateLimited: .tooManyRequests
-        case .unavailable: .serviceUnavailable
+        case .unavailable, .overloaded: .serviceUnavailable
         case .internalError, .none: .internalServerError
         default: .badRequest
         }

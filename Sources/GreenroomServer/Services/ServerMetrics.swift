@@ -18,6 +18,7 @@ public final class ServerMetrics: Sendable {
     private let appended: Metrics.Counter
     private let pauses: Metrics.Counter
     private let headerTimeouts: Metrics.Counter
+    private let overloads: Metrics.Counter
     private let commandCounters = Locked<[String: Metrics.Counter]>([:])
     /// Webhook deliveries, failures, retries, parked deliveries and the queue.
     let webhooks: WebhookMetrics
@@ -33,6 +34,7 @@ public final class ServerMetrics: Sendable {
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
         pauses = Metrics.Counter(label: "greenroom_reads_paused_total", dimensions: [], factory: factory)
         headerTimeouts = Metrics.Counter(label: "greenroom_header_timeouts_total", dimensions: [], factory: factory)
+        overloads = Metrics.Counter(label: "greenroom_writes_overloaded_total", dimensions: [], factory: factory)
         webhooks = WebhookMetrics(factory: factory)
         push = PushMetrics(factory: factory)
     }
@@ -67,6 +69,9 @@ public final class ServerMetrics: Sendable {
 
     /// Counts a connection closed for not sending its first request's headers in time.
     func headerTimedOut() { headerTimeouts.increment() }
+
+    /// Counts a change refused because the writer's queue stayed full.
+    func writerOverloaded() { overloads.increment() }
     /// Counts events appended to logs.
     func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
 
