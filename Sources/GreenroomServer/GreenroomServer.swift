@@ -98,7 +98,11 @@ public final class GreenroomServer: Sendable {
             try? await storage.close()
             throw GreenroomServerError.storage("cannot migrate the database: \(error)")
         }
-        let tokens = await TokenService(secret: secrets.appSecret, maxLifetime: configuration.maxTokenLifetime)
+        let tokens = await TokenService(secret: secrets.appSecret, previousSecret: secrets.previousAppSecret,
+                                        maxLifetime: configuration.maxTokenLifetime)
+        if secrets.previousAppSecret != nil || secrets.previousAPIKey != nil {
+            logger.notice("the previous app secret or API key (*.previous in the data directory) is still accepted: remove it once nothing uses it")
+        }
         let media: MediaBackend
         do {
             media = try MediaBackend.open(configuration, logger: logger)

@@ -142,3 +142,38 @@ final class Counter: Sendable {
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
+
+extension AuthTests {
+    @Test("a rotation's window: with app-secret.previous and api-key.previous kept, tokens and keys of either are accepted; without them only the new ones")
+    func rotation() async throws {
+        let directory = TestServer.makeDataDirectory()
+        let old = try await TestServer.start(dataDirectory: directory)
+        let oldToken = try await old.token("alice")
+        let oldKey = old.apiKey
+        try await old.shutdown()
+        // The operator rotates: the old files become .previous, new ones are made.
+        for name in ["app-secret", "api-key"] {
+            try FileManager.default.moveItem(atPath: "\(directory)/\(name)", toPath: "\(directory)/\(name).previous")
+        }
+        let rotated = try await TestServer.start(dataDirectory: directory)
+        #expect(rotated.apiKey != oldKey)
+        let newToken = try await rotated.token("alice")
+        for token in [oldToken, newToken] {
+            #expect(try await rotated.rest("GET", "/v1/connect", key: token).0 == 200)
+        }
+        for key in [oldKey, rotated.apiKey] {
+            #expect(try await rotated.rest("GET", "/v1/users", key: key).0 == 200)
+        }
+        #expect(try await rotated.rest("GET", "/v1/users", key: "grk_wrong").0 == 401)
+        let newKey = rotated.apiKey
+        try await rotated.shutdown()
+        // The window closes: the .previous files go.
+        for name in ["app-secret", "api-key"] { try FileManager.default.removeItem(atPath: "\(directory)/\(name).previous") }
+        let done = try await TestServer.start(dataDirectory: directory)
+        #expect(try await done.rest("GET", "/v1/connect", key: oldToken).0 == 401)
+        #expect(try await done.rest("GET", "/v1/connect", key: newToken).0 == 200)
+        #expect(try await done.rest("GET", "/v1/users", key: oldKey).0 == 401)
+        #expect(try await done.rest("GET", "/v1/users", key: newKey).0 == 200)
+        try await done.shutdown()
+    }
+}

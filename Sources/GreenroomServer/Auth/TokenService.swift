@@ -45,16 +45,26 @@ struct GreenroomClaims: JWTPayload {
 /// Issues and verifies the HS256 tokens clients connect with.
 public struct TokenService: Sendable {
     private let keys: JWTKeyCollection
+    /// The secret before the last rotation: tokens it signed are still accepted.
+    private let previousKeys: JWTKeyCollection?
     /// The longest a token may live, from its `iat` to its `exp`; `nil` for no limit.
     public let maxLifetime: TimeInterval?
 
     /// Makes a service that signs with `secret`, of at least
     /// ``Secrets/minimumAppSecretBytes`` bytes (JWTKit stops on a shorter one in debug
-    /// builds), and refuses tokens that live longer than `maxLifetime` seconds.
-    public init(secret: String, maxLifetime: TimeInterval? = nil) async {
+    /// builds), also accepts tokens signed with `previousSecret` (a rotation's window), and
+    /// refuses tokens that live longer than `maxLifetime` seconds.
+    public init(secret: String, previousSecret: String? = nil, maxLifetime: TimeInterval? = nil) async {
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         self.keys = keys
+        if let previousSecret {
+            let previous = JWTKeyCollection()
+            await previous.add(hmac: HMACKey(from: previousSecret), digestAlgorithm: .sha256)
+            previousKeys = previous
+        } else {
+            previousKeys = nil
+        }
         self.maxLifetime = maxLifetime
     }
 
@@ -75,7 +85,10 @@ public struct TokenService: Sendable {
         do {
             claims = try await keys.verify(token, as: GreenroomClaims.self)
         } catch {
-            throw GreenroomError(.invalidToken, "the token is malformed or not signed by this server")
+            guard let previousKeys, let previous = try? await previousKeys.verify(token, as: GreenroomClaims.self) else {
+                throw GreenroomError(.invalidToken, "the token is malformed or not signed by this server")
+            }
+            claims = previous
         }
         guard Limits.isValidId(claims.sub.value) else {
             throw GreenroomError(.invalidToken, "the token's subject is not a valid user id")

@@ -13,6 +13,29 @@ public struct Secrets: Sendable {
     public var apiKeyPath: String
     /// Whether either file was created by this call.
     public var created: Bool
+    /// The app secret before the last rotation (`app-secret.previous`), still accepted for
+    /// verifying tokens while it is there; never used to sign.
+    public var previousAppSecret: String?
+    /// The API key before the last rotation (`api-key.previous`), still accepted while it
+    /// is there.
+    public var previousAPIKey: String?
+
+    /// Makes secrets from their values.
+    public init(appSecret: String, apiKey: String, appSecretPath: String, apiKeyPath: String, created: Bool,
+                previousAppSecret: String? = nil, previousAPIKey: String? = nil) {
+        self.appSecret = appSecret
+        self.apiKey = apiKey
+        self.appSecretPath = appSecretPath
+        self.apiKeyPath = apiKeyPath
+        self.created = created
+        self.previousAppSecret = previousAppSecret
+        self.previousAPIKey = previousAPIKey
+    }
+
+    /// Whether `given` is the API key, or the previous one while it is kept.
+    func isAPIKey(_ given: String) -> Bool {
+        constantTimeEqual(given, apiKey) || previousAPIKey.map { constantTimeEqual(given, $0) } == true
+    }
 
     /// Reads the secrets from `directory`, creating the directory (mode 0700: it holds
     /// every user's data) and any missing file.
@@ -29,7 +52,17 @@ public struct Secrets: Sendable {
         let (secret, createdSecret) = try readOrCreate(secretPath) { "grs_" + randomHex(bytes: 32) }
         try checkAppSecret(secret, at: secretPath)
         let (key, createdKey) = try readOrCreate(keyPath) { "grk_" + randomHex(bytes: 24) }
-        return Secrets(appSecret: secret, apiKey: key, appSecretPath: secretPath, apiKeyPath: keyPath, created: createdSecret || createdKey)
+        let previousSecret = readIfPresent(secretPath + ".previous")
+        if let previousSecret { try checkAppSecret(previousSecret, at: secretPath + ".previous") }
+        return Secrets(appSecret: secret, apiKey: key, appSecretPath: secretPath, apiKeyPath: keyPath, created: createdSecret || createdKey,
+                       previousAppSecret: previousSecret, previousAPIKey: readIfPresent(keyPath + ".previous"))
+    }
+
+    /// A file's trimmed text, `nil` when it is absent or empty.
+    private static func readIfPresent(_ path: String) -> String? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return value.isEmpty ? nil : value
     }
 
     /// Reads only the app secret, as `greenroom token` does.

@@ -46,7 +46,7 @@ extension ServerCore: RestAuthentication {
 
     /// Checks the app backend's API key (`Authorization: Bearer KEY`).
     func authenticateUserOrBackend(_ request: Request) async throws -> Identity {
-        if let given = request.headers[.authorization].flatMap(RequestParsing.bearer), constantTimeEqual(given, secrets.apiKey) {
+        if let given = request.headers[.authorization].flatMap(RequestParsing.bearer), secrets.isAPIKey(given) {
             return .backend
         }
         return try await authenticate(request)
@@ -56,7 +56,7 @@ extension ServerCore: RestAuthentication {
         guard let given = request.headers[.authorization].flatMap(RequestParsing.bearer), !given.isEmpty else {
             throw GreenroomError(.notAuthenticated, "this endpoint needs the server API key (Authorization: Bearer KEY)")
         }
-        guard constantTimeEqual(given, secrets.apiKey) else {
+        guard secrets.isAPIKey(given) else {
             throw GreenroomError(.invalidToken, "the API key is not this server's")
         }
     }
