@@ -138,3 +138,35 @@ extension VideoTests {
         }
     }
 }
+
+extension VideoTests {
+    @Test("a playlist asked for with ?token= names its files with a short-lived token for that video alone, never the session's")
+    func playlistsCarryResourceTokens() async throws {
+        try await withVideoServer { server, tools in
+            let file = try await Self.makeVideo(tools.ffmpeg)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let alice = try await session(server, "alice")
+            let one = try await alice.upload(fileURL: file, title: "one").result()
+            let two = try await alice.upload(fileURL: file, title: "two").result()
+            for id in [one.id, two.id] { #expect(try await processed(alice, id).status == .ready) }
+            let session = try await server.token("bob", ttl: 86_400, grants: [VideoScope.read])
+            let (status, master) = try await server.rest("GET", "/v1/videos/\(one.id)/index.m3u8?token=\(session)", key: "")
+            #expect(status == 200)
+            let text = master.stringValue ?? ""
+            #expect(!text.contains(session))
+            let uri = try #require(text.split(separator: "\n").first { !$0.hasPrefix("#") && $0.contains("?token=") }.map(String.init), "\(text)")
+            let scoped = try #require(uri.split(separator: "=").last.map(String.init)?.removingPercentEncoding)
+            // Good for this video's files, through every level of the playlist.
+            let (rendition, media) = try await server.rest("GET", "/v1/videos/\(one.id)/\(uri)", key: "")
+            #expect(rendition == 200, "\(media)")
+            let segment = try #require(media.stringValue?.split(separator: "\n").first { !$0.hasPrefix("#") && !$0.isEmpty }.map(String.init))
+            let folder = uri.split(separator: "?").first.map { String($0.split(separator: "/").dropLast().joined(separator: "/")) } ?? ""
+            #expect(try await server.rest("GET", "/v1/videos/\(one.id)/\(folder)/\(segment)", key: "").0 == 200)
+            // Not for another video, nor the WebSocket, nor the user's other calls.
+            #expect(try await server.rest("GET", "/v1/videos/\(two.id)/index.m3u8", key: scoped).0 == 401)
+            #expect(try await server.rest("GET", "/v1/connect", key: scoped).0 == 401)
+            #expect(try await server.rest("GET", "/v1/videos", key: scoped).0 == 401)
+            #expect(try await server.rest("GET", "/v1/videos/\(one.id)/index.m3u8", key: scoped).0 == 200)
+        }
+    }
+}

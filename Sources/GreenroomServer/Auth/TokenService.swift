@@ -13,13 +13,17 @@ public struct Identity: Sendable, Hashable {
     /// When the token was issued (its `iat`): a revocation refuses the tokens issued
     /// before it.
     public var issuedAt: Date
+    /// For a token made for one resource (a playlist's files): the path prefix it is good
+    /// for; `nil` for a session's token.
+    public var scope: String?
 
     /// Makes an identity.
-    public init(userId: String, grants: Set<String>, expiresAt: Date, issuedAt: Date = .distantPast) {
+    public init(userId: String, grants: Set<String>, expiresAt: Date, issuedAt: Date = .distantPast, scope: String? = nil) {
         self.userId = userId
         self.grants = grants
         self.expiresAt = expiresAt
         self.issuedAt = issuedAt
+        self.scope = scope
     }
 
     /// Whether the token holds `grant`, or the wildcard of its kind (`app:*` for `app:scores`).
@@ -35,6 +39,8 @@ struct GreenroomClaims: JWTPayload {
     var exp: ExpirationClaim
     var iat: IssuedAtClaim
     var grants: [String]?
+    /// A resource token's path prefix.
+    var scope: String?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {
         // Expiry is checked by TokenService after the signature, so that a wrongly signed
@@ -68,11 +74,13 @@ public struct TokenService: Sendable {
         self.maxLifetime = maxLifetime
     }
 
-    /// Issues a token for `userId`, valid for `ttl` seconds, with `grants`.
-    public func issue(userId: String, ttl: TimeInterval = 86_400, grants: [String] = [], now: Date = Date()) async throws -> String {
+    /// Issues a token for `userId`, valid for `ttl` seconds, with `grants`; with `scope`,
+    /// good only for requests whose path starts with it.
+    public func issue(userId: String, ttl: TimeInterval = 86_400, grants: [String] = [], scope: String? = nil,
+                      now: Date = Date()) async throws -> String {
         let claims = GreenroomClaims(
             sub: .init(value: userId), exp: .init(value: now.addingTimeInterval(ttl)), iat: .init(value: now),
-            grants: grants.isEmpty ? nil : grants)
+            grants: grants.isEmpty ? nil : grants, scope: scope)
         return try await keys.sign(claims)
     }
 
@@ -99,6 +107,7 @@ public struct TokenService: Sendable {
         if let maxLifetime, claims.exp.value.timeIntervalSince(claims.iat.value) > maxLifetime {
             throw GreenroomError(.invalidToken, "the token lives longer than this server accepts (\(Int(maxLifetime)) s from iat to exp)")
         }
-        return Identity(userId: claims.sub.value, grants: Set(claims.grants ?? []), expiresAt: claims.exp.value, issuedAt: claims.iat.value)
+        return Identity(userId: claims.sub.value, grants: Set(claims.grants ?? []), expiresAt: claims.exp.value, issuedAt: claims.iat.value,
+                        scope: claims.scope)
     }
 }

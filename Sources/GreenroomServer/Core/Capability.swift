@@ -106,4 +106,7 @@ protocol RestAuthentication: Sendable {
     /// The app's backend (``Identity/backend``) when `Authorization` carries the API key,
     /// else the identity of the request's token.
     func authenticateUserOrBackend(_ request: Request) async throws -> Identity
+    /// A token for `identity` good for `ttl` seconds and only for paths under `scope` (a
+    /// playlist's files), with the grants reading them needs.
+    func resourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> String
 }

@@ -33,6 +33,12 @@ extension ServerCore {
     /// The identity of a token, unless it was revoked (``TokenRevocation``).
     func authenticate(authorization: String?, uri: URI) async throws -> Identity {
         let identity = try await tokens.verify(try token(authorization: authorization, uri: uri))
+        if let scope = identity.scope {
+            let path = uri.path.removingPercentEncoding ?? uri.path
+            guard path.hasPrefix(scope) || uri.path.hasPrefix(scope) else {
+                throw GreenroomError(.invalidToken, "this token is for \(scope) only")
+            }
+        }
         try await TokenRevocation.check(identity, in: storage)
         if draining.load(ordering: .relaxed) {
             throw GreenroomError(.unavailable, "the server is shutting down; reconnect shortly")

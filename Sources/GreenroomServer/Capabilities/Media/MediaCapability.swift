@@ -26,9 +26,12 @@ struct MediaCapability: Capability {
         let livestreams = livestreams
         routes.router.get("/v1/livestreams/{stream}/{file}") { request, context in
             let name = try context.parameters.require("file")
-            let url = try await livestreams.file(try context.parameters.require("stream"), name: name,
-                                                 identity: try await auth.authenticateUserOrBackend(request))
-            return try HLSResponse.make(request, file: url)
+            let stream = try context.parameters.require("stream")
+            let identity = try await auth.authenticateUserOrBackend(request)
+            let url = try await livestreams.file(stream, name: name, identity: identity)
+            return try await HLSResponse.make(request, file: url) {
+                try await auth.resourceToken(for: identity, scope: "/v1/livestreams/\(stream)/", ttl: HLSResponse.resourceTokenLifetime(duration: nil))
+            }
         }
     }
 

@@ -73,10 +73,15 @@ extension VideosCapability {
     }
 
     /// Serves a playlist or segment of a video's HLS renditions. A playlist asked for with
-    /// `?token=` (a player that cannot set headers) names its files with the same token, since
-    /// a player resolves them against the playlist's URL without its query.
+    /// `?token=` (a player that cannot set headers) names its files with a token for this
+    /// video's files alone (``HLSResponse``).
     static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, path: String) async throws -> Response {
-        try HLSResponse.make(request, file: try await service.hlsFile(id, path: path, identity: try await auth.authenticateUserOrBackend(request)))
+        let identity = try await auth.authenticateUserOrBackend(request)
+        let file = try await service.hlsFile(id, path: path, identity: identity)
+        return try await HLSResponse.make(request, file: file) {
+            let duration = try await service.storage.load(VideoRecord.self, id: id)?.video.duration
+            return try await auth.resourceToken(for: identity, scope: "/v1/videos/\(id)/", ttl: HLSResponse.resourceTokenLifetime(duration: duration))
+        }
     }
 
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
