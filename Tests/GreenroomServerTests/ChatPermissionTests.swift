@@ -193,3 +193,19 @@ struct ChatPermissionTests {
         }
     }
 }
+
+extension ChatPermissionTests {
+    @Test("a user may create only so many channels; deleting one makes room again")
+    func channelsPerUser() async throws {
+        try await withServer({ $0.channelsPerUser = 3 }) { server in
+            let alice = try await server.client("alice")
+            for index in 1...3 { _ = try await alice.createChannel(id: ChannelId("c\(index)"), name: "C\(index)") }
+            #expect(await refusal { _ = try await alice.createChannel(id: "c4", name: "C4") } == .rateLimited)
+            let bob = try await server.client("bob")
+            _ = try await bob.createChannel(id: "b1", name: "B1")
+            try await alice.channelController(for: "c2").deleteChannel()
+            _ = try await alice.createChannel(id: "c4", name: "C4")
+            #expect(await refusal { _ = try await alice.createChannel(id: "c5", name: "C5") } == .rateLimited)
+        }
+    }
+}

@@ -79,6 +79,9 @@ public struct ServerConfiguration: Sendable {
     /// How many videos one user may have; past it creating one is refused with
     /// `rateLimited` (`GREENROOM_VIDEO_MAX_PER_USER`, default 1,000).
     public var videoMaxPerUser: Int = 1_000
+    /// How many channels one user may have created (and not deleted); past it creating one
+    /// is refused with `rateLimited` (`GREENROOM_CHANNELS_PER_USER`, default 1,000).
+    public var channelsPerUser: Int = 1_000
     /// The longest one ffprobe or ffmpeg run on an uploaded video may take, in seconds;
     /// then it is stopped and the video ends `failed` (`GREENROOM_VIDEO_PROCESSING_SECONDS`,
     /// default 600).
@@ -181,6 +184,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
         try value("GREENROOM_VIDEO_QUEUE") { (v: Int) in config.videoQueueLimit = v }
         try value("GREENROOM_VIDEO_MAX_PER_USER") { (v: Int) in config.videoMaxPerUser = v }
+        try value("GREENROOM_CHANNELS_PER_USER") { (v: Int) in config.channelsPerUser = v }
         try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
         try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
@@ -217,6 +221,7 @@ public struct ServerConfiguration: Sendable {
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
         guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
+        guard channelsPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let create a channel") }
         guard videoMaxPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let have a video") }
         guard (1...100_000).contains(videoQueueLimit) else { throw GreenroomServerError.invalidConfiguration("the video queue must hold 1–100,000") }
         guard videoProcessingLimit >= 0.1, videoProcessingLimit <= 86_400 else {

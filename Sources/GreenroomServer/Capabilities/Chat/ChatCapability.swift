@@ -6,7 +6,8 @@ struct ChatCapability: Capability {
     let service: ChatService
 
     init(_ core: CoreServices) {
-        service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit)
+        service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit,
+                              channelsPerUser: core.configuration.channelsPerUser)
         core.userDeletion.add { userId, transaction in try await ChatService.forget(userId, in: transaction) }
     }
 

@@ -95,6 +95,15 @@ struct DistinctChannelRecord: StoredRecord {
 }
 
 /// A user's chat preferences.
+/// How many channels a user has created that still exist: a user may create only so many.
+struct ChannelCountRecord: StoredRecord {
+    static let recordKind = "channel-count"
+    var userId: String
+    var count: Int
+
+    var recordId: String { userId }
+}
+
 struct ChatPreferenceRecord: StoredRecord {
     static let recordKind = "chat-preference"
     var userId: String

@@ -26,6 +26,7 @@ extension ChatService {
         try Self.validate(&channel)
         let distinctKey = channel.isDistinct ? DistinctChannelRecord.key(for: everyone) : nil
         let channelToCreate = channel
+        let channelsPerUser = channelsPerUser
         return try await events.transact { transaction in
             var channel = channelToCreate
             if let distinctKey, let existing = try await transaction.load(DistinctChannelRecord.self, id: distinctKey),
@@ -35,9 +36,14 @@ extension ChatService {
                 reused.membership = try await Self.member(transaction, reused.id, creator)
                 return reused
             }
+            let created = try await transaction.load(ChannelCountRecord.self, id: creator)?.count ?? 0
+            guard created < channelsPerUser else {
+                throw GreenroomError(.rateLimited, "\(creator) has created \(created) channels, the most one user may have; delete some first")
+            }
             guard try await transaction.insert(try ChannelRecord(channel: channel, messageSeq: 0, distinctKey: distinctKey).asRecord()) else {
                 throw GreenroomError(.alreadyExists, "a channel with id \(id) exists already")
             }
+            try await transaction.save(ChannelCountRecord(userId: creator, count: created + 1))
             let owner = ChatChannelMember(userId: creator, channelId: id, state: .joined, isOperator: true, createdAt: now)
             try await Self.saveMember(transaction, owner)
             var members = [owner]
@@ -159,6 +165,10 @@ extension ChatService {
             try await transaction.deleteRecords(kind: MessageKeyRecord.recordKind, scope: id.rawValue)
             if let key = record.distinctKey { try await transaction.remove(DistinctChannelRecord.self, id: key) }
             try await transaction.remove(ChannelRecord.self, id: id.rawValue)
+            let creator = record.channel.createdBy
+            if let created = try await transaction.load(ChannelCountRecord.self, id: creator), created.count > 0 {
+                try await transaction.save(ChannelCountRecord(userId: creator, count: created.count - 1))
+            }
             let gone = ChatEvent(type: "", channelId: id, actorId: userId)
             var deleted = try Self.event(ChatEventType.channelDeleted, on: id.stream, gone)
             deleted.revokes = .everyone

@@ -9,6 +9,8 @@ struct ChatService: Sendable {
     let events: EventLog
     /// The most members (joined and invited) a channel may have.
     let memberLimit: Int
+    /// The most channels one user may have created (and not deleted).
+    var channelsPerUser = 1_000
 
     // MARK: Reading and checking
 
