@@ -3,9 +3,6 @@ import GreenroomProtocol
 import Greenroom
 import GreenroomServer
 import Testing
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 extension VideoTests {
     /// Writes `text` to a temporary file named `.mp4`, as an uploader may name anything.
@@ -53,12 +50,7 @@ extension VideoTests {
 
     @Test("a processing run past its time limit is stopped and the video ends failed saying so")
     func processingTimeLimit() async throws {
-        guard let tools = TestEnvironment.ffmpeg(for: "the video tests") else { return }
-        try await withServer({ config in
-            config.ffmpegPath = tools.ffmpeg
-            config.ffprobePath = tools.ffprobe
-            config.videoProcessingLimit = 1
-        }) { server in
+        try await withVideoServer({ $0.videoProcessingLimit = 1 }) { server, tools in
             let file = try await Self.makeVideo(tools.ffmpeg, seconds: 20, size: "1280x720")
             defer { try? FileManager.default.removeItem(at: file) }
             let alice = try await session(server, "alice")
@@ -70,13 +62,7 @@ extension VideoTests {
 
     @Test("the processing queue is bounded: past it a completed upload is refused with rateLimited, and taken again once the queue drains")
     func processingQueueBounded() async throws {
-        guard let tools = TestEnvironment.ffmpeg(for: "the video tests") else { return }
-        try await withServer({ config in
-            config.ffmpegPath = tools.ffmpeg
-            config.ffprobePath = tools.ffprobe
-            config.videoWorkers = 1
-            config.videoQueueLimit = 1
-        }) { server in
+        try await withVideoServer({ $0.videoWorkers = 1; $0.videoQueueLimit = 1 }) { server, tools in
             let long = try await Self.makeVideo(tools.ffmpeg, seconds: 20, size: "1280x720")
             let short = try await Self.makeVideo(tools.ffmpeg)
             defer { try? FileManager.default.removeItem(at: long); try? FileManager.default.removeItem(at: short) }
@@ -104,13 +90,7 @@ extension VideoTests {
         try await withServer({ $0.videoMaxPerUser = 2; $0.videoMaxBytes = 1_000 }) { server in
             let token = try await server.token("alice", grants: Self.allScopes)
             func send(_ method: String, _ path: String, _ body: Data = Data(), _ headers: [String: String] = [:]) async throws -> (Int, RawJSON) {
-                var request = URLRequest(url: URL(string: path, relativeTo: server.url)!)
-                request.httpMethod = method
-                request.httpBody = body
-                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-                let (data, status) = try await HTTPTransport.data(for: request)
-                return (status, (try? RawJSON(json: data)) ?? .nil)
+                try await Self.send(server, token: token, method, path, body, headers)
             }
             let json = ["Content-Type": "application/json"]
             let (first, ticket) = try await send("POST", "/v1/videos", Data(#"{"title":"one"}"#.utf8), json)

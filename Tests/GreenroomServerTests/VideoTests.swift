@@ -11,13 +11,28 @@ import FoundationNetworking
 struct VideoTests {
     static let allScopes = [VideoScope.read, VideoScope.create, VideoScope.edit, VideoScope.delete]
 
-    /// Runs `body` with a server that processes with the test's ffmpeg; nothing without it.
-    func withVideoServer(_ body: (TestServer, (ffmpeg: String, ffprobe: String)) async throws -> Void) async throws {
+    /// Runs `body` with a server that processes with the test's ffmpeg (and whatever else
+    /// `configure` sets); nothing without it.
+    func withVideoServer(_ configure: @escaping (inout ServerConfiguration) -> Void = { _ in },
+                         _ body: (TestServer, (ffmpeg: String, ffprobe: String)) async throws -> Void) async throws {
         guard let tools = TestEnvironment.ffmpeg(for: "the video tests") else { return }
         try await withServer({ config in
             config.ffmpegPath = tools.ffmpeg
             config.ffprobePath = tools.ffprobe
+            configure(&config)
         }) { server in try await body(server, tools) }
+    }
+
+    /// A REST request with `token` and a raw body; the status and the JSON answer.
+    static func send(_ server: TestServer, token: String, _ method: String, _ path: String, _ body: Data = Data(),
+                     _ headers: [String: String] = [:]) async throws -> (Int, RawJSON) {
+        var request = URLRequest(url: URL(string: path, relativeTo: server.url)!)
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, status) = try await HTTPTransport.data(for: request)
+        return (status, (try? RawJSON(json: data)) ?? .nil)
     }
 
     /// A short video made by ffmpeg's test source.
@@ -213,13 +228,7 @@ struct VideoTests {
             #expect(await refusal { _ = try await alice.upload(fileURL: big).result() } == .payloadTooLarge)
             let token = try await server.token("alice", grants: Self.allScopes)
             func send(_ method: String, _ path: String, _ body: Data, _ headers: [String: String] = [:]) async throws -> (Int, RawJSON) {
-                var request = URLRequest(url: URL(string: path, relativeTo: server.url)!)
-                request.httpMethod = method
-                request.httpBody = body
-                request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-                for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-                let (data, status) = try await HTTPTransport.data(for: request)
-                return (status, (try? RawJSON(json: data)) ?? .nil)
+                try await Self.send(server, token: token, method, path, body, headers)
             }
             let (created, ticket) = try await send("POST", "/v1/videos", Data(#"{"title":"sneaky"}"#.utf8), ["Content-Type": "application/json"])
             #expect(created == 201)

@@ -186,10 +186,15 @@ final class ClientConnection: Sendable {
         return .drain
     }
 
+    /// The most bytes one drain step hands to the channel: what a socket that stops taking
+    /// writes leaves in the channel's buffer on top of its high-water mark, outside the
+    /// queue's limits.
+    static let drainStepBytes = 256 * 1024
+
     /// On the event loop: writes queued frames while the socket takes them, flushing each
-    /// batch. When the socket is full the queue keeps the rest, and the drain goes on when
-    /// the socket takes writes again (``socketWritable()``); until then no other drain is
-    /// scheduled.
+    /// batch (at most ``drainStepBytes``, at least one frame). When the socket is full the
+    /// queue keeps the rest, and the drain goes on when the socket takes writes again
+    /// (``socketWritable()``); until then no other drain is scheduled.
     func drainOnLoop() {
         while channel.isWritable {
             let batch = state.withLock { state -> [ByteBuffer] in
@@ -197,9 +202,14 @@ final class ClientConnection: Sendable {
                     state.drainScheduled = false
                     return []
                 }
-                let frames = Array(state.queue)
-                state.queue.removeAll(keepingCapacity: true)
-                state.queuedBytes = 0
+                var frames: [ByteBuffer] = []
+                var bytes = 0
+                while let frame = state.queue.first, frames.isEmpty || bytes + frame.readableBytes <= Self.drainStepBytes {
+                    state.queue.removeFirst()
+                    bytes += frame.readableBytes
+                    frames.append(frame)
+                }
+                state.queuedBytes -= bytes
                 return frames
             }
             if batch.isEmpty { return }

@@ -22,7 +22,7 @@ extension ServerCore {
     static let maxSubscriptionsPerConnection = 512
     /// How many events one page of a replay reads (at most 64 KB each): the page waits in
     /// memory until the connection's queue has room for it.
-    static let replayPage = 128
+    static let replayPage = 64
 
     /// Subscribes a connection: registers it for live events first (buffering them), then
     /// replies, replays from the log what the client missed, and goes live without a gap
