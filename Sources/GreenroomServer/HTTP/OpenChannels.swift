@@ -21,6 +21,8 @@ final class OpenChannels: Sendable {
         var limit = Int.max
         /// The listening channel while accepting is paused.
         var paused: (any Channel)?
+        /// Whether the listening socket is read no more now (the pause applied on its loop).
+        var pauseApplied = false
     }
 
     private let state = Locked(State())
@@ -55,8 +57,9 @@ final class OpenChannels: Sendable {
         leavePending(ObjectIdentifier(channel))
     }
 
-    /// Whether the server stopped accepting because too many connections wait.
-    var isPaused: Bool { state.withLock { $0.paused != nil } }
+    /// Whether the server has stopped accepting (its listening socket read no more)
+    /// because too many connections wait.
+    var isPaused: Bool { state.withLock { $0.pauseApplied } }
 
     private func leavePending(_ id: ObjectIdentifier) {
         let resume = state.withLock { state -> (any Channel)? in
@@ -72,7 +75,9 @@ final class OpenChannels: Sendable {
     private func applyAccepting(_ listener: any Channel) {
         listener.eventLoop.execute { [self] in
             let accepting = state.withLock { $0.paused == nil }
-            listener.setOption(ChannelOptions.autoRead, value: accepting).whenComplete { _ in }
+            listener.setOption(ChannelOptions.autoRead, value: accepting).whenComplete { [self] _ in
+                state.withLock { $0.pauseApplied = !accepting && $0.paused != nil }
+            }
             if accepting { listener.read() }
         }
     }
