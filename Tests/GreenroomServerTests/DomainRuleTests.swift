@@ -26,7 +26,7 @@ struct DomainRuleTests {
             writer = Task { try await events.run() }
             let media = MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test"))
             core = CoreServices(configuration: configuration, storage: storage, events: events,
-                                roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics, connections: NoConnections(),
+                                roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics,
                                 media: media, mediaBackend: .none,
                                 livestreams: LivestreamEngine(media: media, events: events, ffmpeg: nil, root: FileManager.default.temporaryDirectory,
                                                               limit: 0, nodeId: "n1", logger: .init(label: "test")))
@@ -43,11 +43,6 @@ struct DomainRuleTests {
         func stored(_ stream: String) async throws -> [StreamEvent] {
             try await storage.readEvents(stream: stream, after: 0, limit: 1_000)
         }
-    }
-
-    /// No connections to close: a unit test has none.
-    struct NoConnections: ConnectionControl {
-        func close(user userId: String, code: CloseCode, reason: String) {}
     }
 
     /// A caller's session without a socket: it keeps the roster notes a connection keeps.

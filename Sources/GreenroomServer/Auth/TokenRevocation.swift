@@ -22,8 +22,10 @@ enum TokenRevocation {
     static let eventType = "user.tokensRevoked"
 
     /// Refuses, in `transaction`, every token of `userId` issued up to `now`, and announces
-    /// it. The record keeps the latest revocation.
-    static func revoke(_ userId: String, at now: Date = Date(), in transaction: any StorageTransaction) async throws {
+    /// it. The record keeps the latest revocation. - Returns: the instant tokens must be
+    /// issued after.
+    @discardableResult
+    static func revoke(_ userId: String, at now: Date = Date(), in transaction: any StorageTransaction) async throws -> Date {
         let before = try await transaction.load(TokenRevocationRecord.self, id: userId)?.notBefore ?? .distantPast
         // Up to the next whole millisecond, as dates are stored: no token issued before
         // `now` slips under a rounded-down mark.
@@ -32,6 +34,7 @@ enum TokenRevocation {
         _ = try await transaction.append([EventAppend(
             stream: StreamName.user(userId), type: eventType,
             data: ["userId": .string(userId), "notBefore": .string(WireCoding.formatDate(notBefore))])])
+        return notBefore
     }
 
     /// Throws `tokenRevoked` when `identity`'s token was issued at or before its user's

@@ -89,10 +89,7 @@ public struct Secrets: Sendable {
     }
 
     private static func readOrCreate(_ path: String, make: () -> String) throws -> (String, Bool) {
-        if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-            let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !value.isEmpty { return (value, false) }
-        }
+        if let value = readIfPresent(path) { return (value, false) }
         let value = make()
         let ok = FileManager.default.createFile(
             atPath: path, contents: Data((value + "\n").utf8), attributes: [.posixPermissions: 0o600])

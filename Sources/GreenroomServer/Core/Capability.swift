@@ -56,8 +56,6 @@ struct CoreServices: Sendable {
     let logger: Logger
     /// The node's metrics, for the capabilities that add their own.
     let metrics: ServerMetrics
-    /// Closes connections on a capability's behalf (a deleted user's, say).
-    let connections: any ConnectionControl
     /// The media control plane: rooms on the SFU, with the rules of their owners.
     let media: MediaPlane
     /// The SFU the media plane uses, and the services that keep it.
@@ -82,12 +80,6 @@ final class UserDeletionHooks: Sendable {
     func run(_ userId: String, in transaction: any StorageTransaction) async throws {
         for hook in hooks.withLock({ $0 }) { try await hook(userId, transaction) }
     }
-}
-
-/// What a capability may do to connections beyond its caller's: the core carries it out.
-protocol ConnectionControl: Sendable {
-    /// Closes every connection of `userId` on this node with `code`.
-    func close(user userId: String, code: CloseCode, reason: String)
 }
 
 /// The REST router as a capability sees it, with the two ways a request is authenticated.

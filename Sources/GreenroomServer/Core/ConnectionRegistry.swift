@@ -60,11 +60,7 @@ final class ConnectionRegistry: Sendable {
     func of(user: String) -> [ClientConnection] { all.filter { $0.identity.userId == user } }
 }
 
-extension ConnectionRegistry: ConnectionControl {
-    func close(user userId: String, code: CloseCode, reason: String) {
-        for connection in of(user: userId) { connection.requestClose(code, reason: reason) }
-    }
-
+extension ConnectionRegistry {
     /// A revocation of `userId`'s tokens issued at or before `instant`: closes its
     /// connections of such tokens with 4101, and those that open in the next minute.
     func revoke(user userId: String, issuedUpTo instant: Date) {

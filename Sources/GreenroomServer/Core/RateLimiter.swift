@@ -14,14 +14,18 @@ enum OperationClass: String, CaseIterable, Sendable {
     /// Live media signalling (`media.*`): offers, answers, ICE candidates.
     case media
 
+    /// The last parts of the names of operations that only read.
+    private static let readingVerbs: Set<Substring> = [
+        "get", "list", "me", "members", "messages", "feeds", "invitationPreference", "getPushTrigger", "unsubscribe",
+    ]
+
     /// The class of a WebSocket operation.
     static func of(op: String) -> OperationClass {
         if op == StreamOperation.subscribe.name { return .subscribes }
         if op == StreamOperation.presenceJoin.name || op == StreamOperation.presenceLeave.name { return .presence }
         if op.hasPrefix("media.") { return .media }
-        let verb = op.split(separator: ".").last.map(String.init) ?? op
-        let reading: Set<String> = ["get", "list", "me", "members", "messages", "feeds", "invitationPreference", "getPushTrigger", "unsubscribe"]
-        return reading.contains(verb) ? .reads : .writes
+        let verb = op.lastIndex(of: ".").map { op[op.index(after: $0)...] } ?? op[...]
+        return readingVerbs.contains(verb) ? .reads : .writes
     }
 }
 
@@ -138,10 +142,17 @@ final class RateLimiter: Sendable {
         }
     }
 
+    /// Takes a token of `kind` for `user`; `nil` when there was one, else the
+    /// `rateLimited` error (with `retryAfterMs`) to answer.
+    func refusal(_ user: String, _ kind: OperationClass) -> GreenroomError? {
+        take(user, kind).map { wait in
+            GreenroomError(rateLimited: "too many \(kind.rawValue) for \(user); try again in \(wait) ms", retryAfterMs: wait)
+        }
+    }
+
     /// Throws `rateLimited` (with `retryAfterMs`) unless `user` has a token of `kind`.
     func check(_ user: String, _ kind: OperationClass) throws {
-        guard let wait = take(user, kind) else { return }
-        throw GreenroomError(rateLimited: "too many \(kind.rawValue) for \(user); try again in \(wait) ms", retryAfterMs: wait)
+        if let refusal = refusal(user, kind) { throw refusal }
     }
 
     private static func seconds(_ duration: Duration) -> Double {

@@ -95,7 +95,7 @@ final class ServerCore: Sendable {
             limit: configuration.livestreamLimit, nodeId: nodeId, logger: logger)
         self.livestreams = livestreams
         let capabilities = Self.makeCapabilities(CoreServices(
-            configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics, connections: connections,
+            configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics,
             media: media, mediaBackend: mediaBackend, livestreams: livestreams))
         self.capabilities = capabilities
         self.owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }

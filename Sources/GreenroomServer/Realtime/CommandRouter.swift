@@ -106,10 +106,9 @@ struct CommandRouter: Sendable {
             connection.send(Self.errorFrame(command.id, GreenroomError(.unknownOperation, "no operation named \(command.op)")))
             return
         }
-        if let wait = core.rateLimiter.take(connection.identity.userId, OperationClass.of(op: command.op)) {
-            core.metrics.command(command.op, outcome: ErrorCode.rateLimited.name)
-            connection.send(Self.errorFrame(command.id, GreenroomError(
-                rateLimited: "too many \(OperationClass.of(op: command.op).rawValue); try again in \(wait) ms", retryAfterMs: wait)))
+        if let refusal = core.rateLimiter.refusal(connection.identity.userId, OperationClass.of(op: command.op)) {
+            core.metrics.command(command.op, outcome: refusal.name)
+            connection.send(Self.errorFrame(command.id, refusal))
             return
         }
         let context = CommandContext(connection: connection, commandId: command.id, core: core)

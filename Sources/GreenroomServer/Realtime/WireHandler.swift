@@ -28,6 +28,8 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
     static let ping: [UInt8] = [0x89, 0x00]
     /// A close frame with code 1001 (going away).
     static let closeGoingAway: [UInt8] = [0x88, 0x02, 0x03, 0xE9]
+    /// A close frame with code 4001 (``CloseCode/slowConsumer``).
+    static let closeSlowConsumer: [UInt8] = [0x88, 0x02, 0x0F, 0xA1]
 
     private let interval: TimeAmount
     /// Called when the socket takes writes again after it was full.
@@ -113,8 +115,7 @@ final class WireHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !context.channel.isWritable {
             if fullSinceTick {
                 task.cancel()
-                let code = UInt16(CloseCode.slowConsumer.rawValue)
-                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: [0x88, 0x02, UInt8(code >> 8), UInt8(code & 0xFF)])), promise: nil)
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: Self.closeSlowConsumer)), promise: nil)
                 context.close(promise: nil)
                 return
             }

@@ -47,24 +47,33 @@ extension ChatService {
     /// removes the member (the event names no actor).
     func leave(_ id: ChannelId, userId: String, byBackend: Bool = false) async throws {
         try await events.transact { transaction in
-            var record = try await Self.channel(transaction, id)
+            let record = try await Self.channel(transaction, id)
             guard let member = try await Self.member(transaction, id, userId) else {
                 throw GreenroomError(.notChannelMember, "\(userId) is not a member of channel \(id)")
             }
-            try await Self.removeMember(transaction, member)
-            let type: String
-            if member.state == .joined {
-                record.channel.memberCount -= 1
-                try await transaction.save(record)
-                type = ChatEventType.memberLeft
-            } else {
-                type = ChatEventType.invitationDeclined
-            }
-            var left = try Self.event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: byBackend ? nil : userId))
-            // A member who left reads the channel no more.
-            if type == ChatEventType.memberLeft { left.revokes = .users([member.userId]) }
-            _ = try await transaction.append([left])
+            try await Self.depart(member, from: record, actorId: byBackend ? nil : userId, in: transaction)
         }
+    }
+
+    /// Removes `member` from its channel in `transaction`: a joined member is counted out
+    /// and the channel hears `member.left` (after which the member reads it no more), an
+    /// invitee's invitation goes with `invitation.declined`.
+    static func depart(_ member: ChatChannelMember, from record: ChannelRecord, actorId: String?,
+                       in transaction: any StorageTransaction) async throws {
+        let id = member.channelId
+        try await removeMember(transaction, member)
+        let type: String
+        if member.state == .joined {
+            var record = record
+            record.channel.memberCount -= 1
+            try await transaction.save(record)
+            type = ChatEventType.memberLeft
+        } else {
+            type = ChatEventType.invitationDeclined
+        }
+        var left = try event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: actorId))
+        if type == ChatEventType.memberLeft { left.revokes = .users([member.userId]) }
+        _ = try await transaction.append([left])
     }
 
     /// A deleted user's part of chat, in its deletion's transaction: it leaves every
@@ -76,22 +85,12 @@ extension ChatService {
             MembershipRecord.self, RecordQuery(kind: MembershipRecord.recordKind, scope: userId, limit: 1_000_000))
         for membership in memberships {
             let id = membership.member.channelId
-            guard var record = try await transaction.load(ChannelRecord.self, id: id.rawValue),
+            guard let record = try await transaction.load(ChannelRecord.self, id: id.rawValue),
                   let member = try await Self.member(transaction, id, userId) else {
                 try await transaction.remove(MembershipRecord.self, scope: userId, id: id.rawValue)
                 continue
             }
-            try await Self.removeMember(transaction, member)
-            var left: EventAppend
-            if member.state == .joined {
-                record.channel.memberCount -= 1
-                try await transaction.save(record)
-                left = try Self.event(ChatEventType.memberLeft, on: id.stream, ChatEvent(type: "", channelId: id, member: member))
-                left.revokes = .users([userId])
-            } else {
-                left = try Self.event(ChatEventType.invitationDeclined, on: id.stream, ChatEvent(type: "", channelId: id, member: member))
-            }
-            _ = try await transaction.append([left])
+            try await Self.depart(member, from: record, actorId: nil, in: transaction)
         }
         try await transaction.remove(ChatPreferenceRecord.self, id: userId)
     }

@@ -98,8 +98,7 @@ struct UserService: Sendable {
     func revokeTokens(_ id: String) async throws -> Date {
         try await events.transact { transaction in
             guard try await transaction.user(id: id) != nil else { throw GreenroomError(.notFound, "no user with id \(id)") }
-            try await TokenRevocation.revoke(id, in: transaction)
-            return try await transaction.load(TokenRevocationRecord.self, id: id)?.notBefore ?? Date()
+            return try await TokenRevocation.revoke(id, in: transaction)
         }
     }
 
