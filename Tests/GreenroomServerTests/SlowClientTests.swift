@@ -26,8 +26,12 @@ struct SlowClientTests {
             for socket in sockets where try await !socket.readUntilEOF(timeout: .seconds(30)) { open += 1 }
             #expect(open == 0)
             #expect(try await alice.currentUserController().currentUser().id == "alice")
+            // Every dribbler is counted; on a loaded machine another connection of the test's
+            // (an HTTP client's, or the SDK's reconnection) may miss the 1 s too.
             let metrics = try await server.rest("GET", "/metrics").1.stringValue ?? ""
-            #expect(metrics.contains("greenroom_header_timeouts_total 1000"), "\(metrics.split(separator: "\n").filter { $0.contains("header") })")
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("greenroom_header_timeouts_total ") }
+            let timedOut = line.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+            #expect(timedOut >= 1_000, "\(line ?? "no greenroom_header_timeouts_total")")
         }
     }
 
