@@ -54,6 +54,28 @@ extension StorageConformanceTests {
         }
     }
 
+    @Test("transactions: a user's presence entries on every stream are found by its id, its own writes included", arguments: Backend.allCases)
+    func presenceOfUser(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            try await storage.putPresence(Self.presence("a", stream: "meeting:x", user: "dave"))
+            try await storage.putPresence(Self.presence("b", stream: "app:lobby", user: "dave"))
+            try await storage.putPresence(Self.presence("c", stream: "app:lobby", user: "erin"))
+            let outcomes = try await storage.write([
+                WriteStep { tx async throws in
+                    try await tx.putPresence(Self.presence("d", stream: "live:e", user: "dave"))
+                    let found = try await tx.presence(userId: "dave")
+                    #expect(found.map { "\($0.stream)/\($0.clientId)" } == ["app:lobby/b", "live:e/d", "meeting:x/a"])
+                    for entry in found { try await tx.removePresence(stream: entry.stream, clientId: entry.clientId) }
+                    #expect(try await tx.presence(userId: "dave").isEmpty)
+                    #expect(try await tx.presence(userId: "erin").map(\.clientId) == ["c"])
+                },
+            ], retentionCount: 100)
+            if case .failure(let error) = outcomes[0] { Issue.record("the step failed: \(error)") }
+            #expect(try await storage.presence(stream: "app:lobby").map(\.userId) == ["erin"])
+            #expect(try await storage.presence(stream: "meeting:x").isEmpty)
+        }
+    }
+
     @Test("lock: 20 transactions on 2 nodes each add an entry while fewer than 5 are present: exactly 5 are", arguments: Backend.allCases)
     func lockedCheck(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, database in

@@ -66,19 +66,34 @@ struct CoreServices: Sendable {
     let userDeletion = UserDeletionHooks()
 }
 
+/// A user's deletion as the capabilities see it: whose, and what the app's backend asked
+/// to erase with it.
+struct UserDeletion: Sendable {
+    let userId: String
+    /// Whether the user's chat messages are erased too (`?messages=erase`): each is deleted
+    /// as `message.delete` deletes one.
+    var eraseMessages = false
+}
+
 /// What capabilities remove when a user is deleted: each registers, as it is made, a step
 /// that runs in the deletion's transaction (chat drops the user's memberships,
-/// invitations and operator roles, and tells the channels).
+/// invitations and operator roles, and tells the channels; the core removes its roster
+/// and presence entries). A step may return work to run once the deletion committed.
 final class UserDeletionHooks: Sendable {
-    typealias Hook = @Sendable (_ userId: String, _ transaction: any StorageTransaction) async throws -> Void
+    typealias AfterCommit = @Sendable () -> Void
+    typealias Hook = @Sendable (_ deletion: UserDeletion, _ transaction: any StorageTransaction) async throws -> AfterCommit?
     private let hooks = Locked<[Hook]>([])
 
     /// Adds a step to every user's deletion.
     func add(_ hook: @escaping Hook) { hooks.withLock { $0.append(hook) } }
 
-    /// Runs every step for `userId` in `transaction`.
-    func run(_ userId: String, in transaction: any StorageTransaction) async throws {
-        for hook in hooks.withLock({ $0 }) { try await hook(userId, transaction) }
+    /// Runs every step for `deletion` in `transaction`; returns what is to run after commit.
+    func run(_ deletion: UserDeletion, in transaction: any StorageTransaction) async throws -> [AfterCommit] {
+        var after: [AfterCommit] = []
+        for hook in hooks.withLock({ $0 }) {
+            if let work = try await hook(deletion, transaction) { after.append(work) }
+        }
+        return after
     }
 }
 

@@ -92,10 +92,16 @@ protocol RosterOwner: Sendable {
     func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws
     /// After the expiry committed (for work outside storage).
     func didExpire(_ entry: PresenceEntry)
+    /// `entry` was removed in `transaction` because its user was deleted: as an expiry,
+    /// unless the capability tells it apart (``didExpire(_:)`` follows the commit too).
+    func userDeleted(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws
 }
 
 extension RosterOwner {
     func didExpire(_ entry: PresenceEntry) {}
+    func userDeleted(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
+        try await expired(entry, in: transaction)
+    }
 }
 
 extension ServerCore {

@@ -94,11 +94,16 @@ final class ServerCore: Sendable {
             root: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("livestreams", isDirectory: true),
             limit: configuration.livestreamLimit, nodeId: nodeId, logger: logger)
         self.livestreams = livestreams
-        let capabilities = Self.makeCapabilities(CoreServices(
+        let services = CoreServices(
             configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics,
-            media: media, mediaBackend: mediaBackend, livestreams: livestreams))
+            media: media, mediaBackend: mediaBackend, livestreams: livestreams)
+        let capabilities = Self.makeCapabilities(services)
         self.capabilities = capabilities
-        self.owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
+        let owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
+        self.owners = owners
+        services.userDeletion.add { deletion, transaction in
+            try await Self.removeEntries(of: deletion.userId, owners: owners, in: transaction)
+        }
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerPresenceOperations()

@@ -23,6 +23,7 @@ struct InterceptingTransaction: StorageTransaction {
     func presence(stream: String) async throws -> [PresenceEntry] { try await inner.presence(stream: stream) }
     func putPresence(_ entry: PresenceEntry) async throws -> Bool { try await inner.putPresence(entry) }
     func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? { try await inner.removePresence(stream: stream, clientId: clientId) }
+    func presence(userId: String) async throws -> [PresenceEntry] { try await inner.presence(userId: userId) }
     func user(id: String) async throws -> User? { try await inner.user(id: id) }
     func insertUser(_ user: User) async throws -> Bool { try await inner.insertUser(user) }
     func saveUser(_ user: User) async throws { try await inner.saveUser(user) }

@@ -179,6 +179,12 @@ final class MemoryTransaction: StorageTransaction {
     func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? { read { $0.presence[stream]?[clientId] } }
     func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int { read { $0.presenceCount(stream: stream, prefix: prefix) } }
     func presence(stream: String) async throws -> [PresenceEntry] { read { $0.presence(stream: stream) } }
+    func presence(userId: String) async throws -> [PresenceEntry] {
+        read { state in
+            state.presence.values.flatMap(\.values).filter { $0.userId == userId }
+                .sorted { ($0.stream, $0.clientId) < ($1.stream, $1.clientId) }
+        }
+    }
 
     func putPresence(_ entry: PresenceEntry) async throws -> Bool {
         change { state in

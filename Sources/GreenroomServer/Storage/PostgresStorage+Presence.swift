@@ -28,6 +28,13 @@ extension PostgresStorage {
         """
     }
 
+    static func presenceQuery(userId: String) -> PostgresQuery {
+        """
+        SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
+        WHERE user_id = \(userId) ORDER BY stream COLLATE "C", client_id COLLATE "C" FOR UPDATE
+        """
+    }
+
     static func putPresenceQuery(_ entry: PresenceEntry) throws -> PostgresQuery {
         let data = try entry.data.jsonString()
         return """

@@ -97,6 +97,9 @@ public final class PostgresStorage: GreenroomStorage {
             WHERE jsonb_typeof(data::jsonb -> 'audience') = 'array'
             """,
         ],
+        [
+            "CREATE INDEX presence_user ON presence(user_id)",
+        ],
     ]
 
     /// The schema version this code writes.

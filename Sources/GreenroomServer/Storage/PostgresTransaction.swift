@@ -113,6 +113,10 @@ final class PostgresTransaction: StorageTransaction {
         try await change(PostgresStorage.removePresenceQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
     }
 
+    func presence(userId: String) async throws -> [PresenceEntry] {
+        try await run(PostgresStorage.presenceQuery(userId: userId)).map(PostgresStorage.decodePresence)
+    }
+
     func user(id: String) async throws -> User? {
         try await run(PostgresStorage.userQuery(id: id, lock: true)).first.map(PostgresStorage.decodeUser)
     }

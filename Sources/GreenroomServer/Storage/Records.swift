@@ -128,6 +128,8 @@ public protocol StorageTransaction: RecordReading, PresenceReading {
     /// Removes a client's presence on a stream; returns the removed entry.
     @discardableResult
     func removePresence(stream: String, clientId: String) async throws -> PresenceEntry?
+    /// Every presence and roster entry of `userId`, on any stream (a deleted user's).
+    func presence(userId: String) async throws -> [PresenceEntry]
     /// The user with `id`, locked until the transaction ends.
     func user(id: String) async throws -> User?
     /// Stores a new user; returns `false` (storing nothing) when the id is taken.

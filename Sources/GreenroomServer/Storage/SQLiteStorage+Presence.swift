@@ -33,6 +33,12 @@ extension SQLiteStorage {
         ).map(decodePresence)
     }
 
+    static func presence(userId: String, on connection: SQLiteHandle) throws -> [PresenceEntry] {
+        try connection.query(
+            "SELECT \(presenceColumns) FROM presence WHERE user_id = ? ORDER BY stream, client_id", [.text(userId)]
+        ).map(decodePresence)
+    }
+
     static func putPresence(_ entry: PresenceEntry, on connection: SQLiteHandle) throws -> Bool {
         let existing = try connection.query(
             "SELECT client_id FROM presence WHERE stream = ? AND client_id = ?", [.text(entry.stream), .text(entry.clientId)])

@@ -154,6 +154,10 @@ final class SQLiteTransaction: StorageTransaction {
         try SQLiteStorage.removePresence(stream: stream, clientId: clientId, on: writer)
     }
 
+    func presence(userId: String) async throws -> [PresenceEntry] {
+        try SQLiteStorage.presence(userId: userId, on: writer)
+    }
+
     func user(id: String) async throws -> User? { try SQLiteStorage.user(id: id, on: writer) }
     func insertUser(_ user: User) async throws -> Bool { try SQLiteStorage.insertUser(user, on: writer) }
     func saveUser(_ user: User) async throws { try SQLiteStorage.saveUser(user, on: writer) }

@@ -131,6 +131,10 @@ public final class SQLiteStorage: GreenroomStorage {
             WHERE json_type(data, '$.audience') = 'array'
             """,
         ],
+        // 6: a user's presence entries, found when the user is deleted.
+        [
+            "CREATE INDEX presence_user ON presence(user_id)",
+        ],
     ]
 
     /// The schema version this code writes.

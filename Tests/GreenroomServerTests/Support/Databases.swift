@@ -130,9 +130,9 @@ func withStorage(_ backend: Backend, migrate: Bool = true, _ body: (any Greenroo
 }
 
 extension Backend {
-    /// Writes an event into a database at the schema version before the latest, as the code
-    /// of that version wrote it (its events table had no routing columns).
-    func insertPreviousVersionEvent(_ storage: any GreenroomStorage, stream: String, seq: Int, data: RawJSON) async throws {
+    /// Writes an event into a database at schema version 4, as the code of that version
+    /// wrote it (its events table had no routing columns).
+    func insertVersion4Event(_ storage: any GreenroomStorage, stream: String, seq: Int, data: RawJSON) async throws {
         let json = try data.jsonString()
         let at = Date().timeIntervalSince1970
         switch self {

@@ -8,7 +8,10 @@ struct ChatCapability: Capability {
     init(_ core: CoreServices) {
         service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit,
                               channelsPerUser: core.configuration.channelsPerUser)
-        core.userDeletion.add { userId, transaction in try await ChatService.forget(userId, in: transaction) }
+        core.userDeletion.add { deletion, transaction in
+            try await ChatService.forget(deletion, in: transaction)
+            return nil
+        }
     }
 
     var streamKind: StreamKind? { .channel }

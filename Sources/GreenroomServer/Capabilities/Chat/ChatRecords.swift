@@ -22,6 +22,9 @@ struct MemberRecord: StoredRecord {
     static let recordKind = "member"
     static let joinedTags = ["operator", "member"]
     var member: ChatChannelMember
+    /// Whether the member's ``SentInRecord`` for this channel is known to be stored: only a
+    /// member's first message (after a change that stored the member anew) writes it.
+    var sentIn: Bool?
 
     var recordScope: String { member.channelId.rawValue }
     var recordId: String { member.userId }
@@ -94,7 +97,6 @@ struct DistinctChannelRecord: StoredRecord {
     }
 }
 
-/// A user's chat preferences.
 /// How many channels a user has created that still exist: a user may create only so many.
 struct ChannelCountRecord: StoredRecord {
     static let recordKind = "channel-count"
@@ -104,6 +106,18 @@ struct ChannelCountRecord: StoredRecord {
     var recordId: String { userId }
 }
 
+/// A channel a user has sent messages in, in the user's scope: where its messages are
+/// looked for when its deletion erases them (it may have left the channel since).
+struct SentInRecord: StoredRecord {
+    static let recordKind = "sent-in"
+    var userId: String
+    var channelId: ChannelId
+
+    var recordScope: String { userId }
+    var recordId: String { channelId.rawValue }
+}
+
+/// A user's chat preferences.
 struct ChatPreferenceRecord: StoredRecord {
     static let recordKind = "chat-preference"
     var userId: String

@@ -76,25 +76,6 @@ extension ChatService {
         _ = try await transaction.append([left])
     }
 
-    /// A deleted user's part of chat, in its deletion's transaction: it leaves every
-    /// channel it belongs to or is invited to (its operator role goes with its membership;
-    /// each channel hears `member.left` or `invitation.declined`, naming no actor, and the
-    /// user reads the channel no more), and its invitation preference goes.
-    static func forget(_ userId: String, in transaction: any StorageTransaction) async throws {
-        let memberships = try await transaction.list(
-            MembershipRecord.self, RecordQuery(kind: MembershipRecord.recordKind, scope: userId, limit: 1_000_000))
-        for membership in memberships {
-            let id = membership.member.channelId
-            guard let record = try await transaction.load(ChannelRecord.self, id: id.rawValue),
-                  let member = try await Self.member(transaction, id, userId) else {
-                try await transaction.remove(MembershipRecord.self, scope: userId, id: id.rawValue)
-                continue
-            }
-            try await Self.depart(member, from: record, actorId: nil, in: transaction)
-        }
-        try await transaction.remove(ChatPreferenceRecord.self, id: userId)
-    }
-
     /// Invites users on behalf of a member: each joins at once unless it turned automatic
     /// acceptance off, then it is invited. Users already members or invited are left as
     /// they are. - Returns: the new memberships.

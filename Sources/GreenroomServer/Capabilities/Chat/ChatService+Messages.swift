@@ -16,7 +16,10 @@ extension ChatService {
         if let keyId { reads.append(RecordKey(kind: MessageKeyRecord.recordKind, scope: id.rawValue, id: keyId)) }
         return try await events.transact(prefetch: reads, streams: [id.stream]) { transaction in
             var record = try await Self.channel(transaction, id)
-            try await Self.requireJoined(transaction, id, sender)
+            guard var member = try await transaction.load(MemberRecord.self, scope: id.rawValue, id: sender),
+                  member.member.state == .joined else {
+                throw GreenroomError(.notChannelMember, "\(sender) is not a member of channel \(id)")
+            }
             if let keyId, let earlier = try await transaction.load(MessageKeyRecord.self, scope: id.rawValue, id: keyId),
                let stored = try await transaction.load(MessageRecord.self, scope: id.rawValue, id: earlier.messageId) {
                 return stored.message
@@ -28,6 +31,11 @@ extension ChatService {
             record.channel.lastMessageAt = now
             try await transaction.save(record)
             try await transaction.save(MessageRecord(message: message))
+            if member.sentIn != true {
+                member.sentIn = true
+                try await transaction.save(member)
+                _ = try await transaction.insert(try SentInRecord(userId: sender, channelId: id).asRecord())
+            }
             if let keyId {
                 try await transaction.save(MessageKeyRecord(channelId: id, key: keyId, messageId: message.id))
             }
@@ -85,10 +93,7 @@ extension ChatService {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
             }
             guard message.deletedAt == nil else { return nil }
-            message.deletedAt = Date.wireNow
-            message.text = ""
-            message.extraData = [:]
-            message.reactions = []
+            Self.empty(&message)
             return nil
         }
     }
@@ -147,14 +152,29 @@ extension ChatService {
         }
     }
 
+    /// Marks `message` deleted and empties it: its text, extra data and reactions go.
+    static func empty(_ message: inout ChatMessage) {
+        message.deletedAt = Date.wireNow
+        message.text = ""
+        message.extraData = [:]
+        message.reactions = []
+    }
+
     /// Empties `deleted`'s copies in the stored events of its channel: each event's
     /// `message` becomes the deleted message, and a reaction's extra data goes.
     static func redact(_ deleted: ChatMessage, in transaction: any StorageTransaction) async throws {
-        let emptied = try RawJSON(encoding: deleted)
-        let id = deleted.id
-        try await transaction.rewriteEvents(stream: deleted.channelId.stream, containing: "\"\(id)\"") { event in
-            guard var data = event.data.dictionaryValue, data["message"]?["id"]?.stringValue == id else { return nil }
-            data["message"] = emptied
+        try await redact([deleted.id: deleted], in: deleted.channelId, containing: "\"\(deleted.id)\"", transaction)
+    }
+
+    /// Empties the copies of the deleted messages `deleted` (by id) in the stored events of
+    /// `channel` whose data contains `needle`.
+    static func redact(_ deleted: [String: ChatMessage], in channel: ChannelId, containing needle: String,
+                       _ transaction: any StorageTransaction) async throws {
+        let emptied = try deleted.mapValues { try RawJSON(encoding: $0) }
+        try await transaction.rewriteEvents(stream: channel.stream, containing: needle) { event in
+            guard var data = event.data.dictionaryValue, let id = data["message"]?["id"]?.stringValue,
+                  let message = emptied[id] else { return nil }
+            data["message"] = message
             if var reaction = data["reaction"]?.dictionaryValue {
                 reaction["extraData"] = [:]
                 data["reaction"] = .dictionary(reaction)

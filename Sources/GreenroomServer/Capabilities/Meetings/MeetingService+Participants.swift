@@ -157,9 +157,19 @@ extension MeetingService: RosterOwner {
 
     /// A participant that did not come back (or whose node died) has left.
     func expired(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
+        try await gone(entry, reason: "timeout", in: transaction)
+    }
+
+    /// A participant whose user was deleted has left, with the reason `deleted`.
+    func userDeleted(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
+        try await gone(entry, reason: "deleted", in: transaction)
+    }
+
+    /// The participant of an entry removed in `transaction` has left, for `reason`.
+    private func gone(_ entry: PresenceEntry, reason: String, in transaction: any StorageTransaction) async throws {
         guard let participant = try entry.data["participant"]?.decode(as: MeetingParticipant.self) else { return }
         let meetingId = try Self.meetingId(of: entry.stream)
-        try await Self.removed(participant, meetingId: meetingId, reason: "timeout", in: transaction)
+        try await Self.removed(participant, meetingId: meetingId, reason: reason, in: transaction)
         markPending(meetingId)
     }
 

@@ -74,22 +74,25 @@ struct UserService: Sendable {
     }
 
     /// Deletes a user in one transaction: its push devices, what every capability keeps of
-    /// it (``UserDeletionHooks``: chat memberships, invitations, operator roles), and
-    /// every token issued to it until now, which every node refuses from then on and whose
+    /// it (``UserDeletionHooks``: chat memberships, invitations and operator roles, its
+    /// roster and presence entries, and with `eraseMessages` its chat messages), and every
+    /// token issued to it until now, which every node refuses from then on and whose
     /// connections every node closes with 4101; `user.deleted` is announced on its stream.
     /// A token issued later makes the user anew.
-    func delete(_ id: String) async throws {
-        let deletion = deletion
-        try await events.transact { transaction in
+    func delete(_ id: String, eraseMessages: Bool = false) async throws {
+        let hooks = deletion
+        let after = try await events.transact { transaction -> [UserDeletionHooks.AfterCommit] in
             guard try await transaction.deleteUser(id: id) else { throw GreenroomError(.notFound, "no user with id \(id)") }
             for device in try await transaction.list(DeviceRecord.self, RecordQuery(kind: DeviceRecord.recordKind, scope: id, limit: 1_000)) {
                 try await transaction.remove(DeviceOwnerRecord.self, id: device.device.id)
             }
             _ = try await transaction.deleteRecords(kind: DeviceRecord.recordKind, scope: id)
-            try await deletion.run(id, in: transaction)
+            let after = try await hooks.run(UserDeletion(userId: id, eraseMessages: eraseMessages), in: transaction)
             _ = try await transaction.append([EventAppend(stream: StreamName.user(id), type: "user.deleted", data: ["id": .string(id)])])
             try await TokenRevocation.revoke(id, in: transaction)
+            return after
         }
+        for work in after { work() }
     }
 
     /// Refuses every token issued to `id` until now, on every node: its connections are

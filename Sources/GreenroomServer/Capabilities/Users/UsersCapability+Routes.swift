@@ -37,7 +37,13 @@ extension UsersCapability {
         }
         group.delete(":id") { request, context in
             try auth.requireAPIKey(request)
-            try await users.delete(try context.parameters.require("id"))
+            let erase: Bool
+            switch request.uri.queryParameters["messages"].map(String.init) {
+            case nil, "keep": erase = false
+            case "erase": erase = true
+            case let other?: throw GreenroomError(.invalidParameterValue, "messages must be keep or erase, not \(other)")
+            }
+            try await users.delete(try context.parameters.require("id"), eraseMessages: erase)
             return Response(status: .noContent)
         }
         group.post(":id/revoke-tokens") { request, context in
