@@ -14,6 +14,9 @@ struct BenchConnections: AsyncParsableCommand {
     @Option(help: "Seconds to hold them.") var hold: Double = 2
     @OptionGroup var options: BenchOptions
 
+    /// How many of the connections share a user.
+    static let connectionsPerUser = 50
+
     func run() async throws {
         guard count > 0 else { throw ValidationError("--count must be positive") }
         let target = try await BenchTarget.start(options)
@@ -24,11 +27,16 @@ struct BenchConnections: AsyncParsableCommand {
         let failed = Tally()
         let release = Tally()
         BenchReport.progress("opening \(count) connections")
-        let token = try await target.token("bench-idle")
+        // A user holds at most 100 connections to a node by default: 50 a user here.
+        var tokens: [String] = []
+        for index in 0..<((count + Self.connectionsPerUser - 1) / Self.connectionsPerUser) {
+            tokens.append(try await target.token("bench-idle-\(index)"))
+        }
         let start = Date()
-        let holders = Task {
+        let holders = Task { [tokens] in
             await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<count {
+                for index in 0..<count {
+                    let token = tokens[index / Self.connectionsPerUser]
                     group.addTask {
                         var config = WebSocketClientConfiguration()
                         config.additionalHeaders[.authorization] = "Bearer \(token)"

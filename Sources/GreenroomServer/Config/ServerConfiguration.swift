@@ -79,6 +79,13 @@ public struct ServerConfiguration: Sendable {
     /// How many videos one user may have; past it creating one is refused with
     /// `rateLimited` (`GREENROOM_VIDEO_MAX_PER_USER`, default 1,000).
     public var videoMaxPerUser: Int = 1_000
+    /// How many bytes one user's videos may take together (each counted at the size its
+    /// upload declared); past it creating one is refused with `rateLimited`
+    /// (`GREENROOM_VIDEO_BYTES_PER_USER`, default 10 GiB).
+    public var videoBytesPerUser: Int64 = 10 << 30
+    /// How many WebSocket connections one user may hold on this node at once; past it a
+    /// connection is refused with `rateLimited` (`GREENROOM_CONNECTIONS_PER_USER`, default 100).
+    public var connectionsPerUser: Int = 100
     /// How many channels one user may have created (and not deleted); past it creating one
     /// is refused with `rateLimited` (`GREENROOM_CHANNELS_PER_USER`, default 1,000).
     public var channelsPerUser: Int = 1_000
@@ -185,6 +192,8 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_VIDEO_QUEUE") { (v: Int) in config.videoQueueLimit = v }
         try value("GREENROOM_VIDEO_MAX_PER_USER") { (v: Int) in config.videoMaxPerUser = v }
         try value("GREENROOM_CHANNELS_PER_USER") { (v: Int) in config.channelsPerUser = v }
+        try value("GREENROOM_VIDEO_BYTES_PER_USER") { (v: Int64) in config.videoBytesPerUser = v }
+        try value("GREENROOM_CONNECTIONS_PER_USER") { (v: Int) in config.connectionsPerUser = v }
         try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
         try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
@@ -223,6 +232,8 @@ public struct ServerConfiguration: Sendable {
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
         guard channelsPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let create a channel") }
         guard videoMaxPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let have a video") }
+        guard videoBytesPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user's videos must be let take a byte") }
+        guard connectionsPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let connect") }
         guard (1...100_000).contains(videoQueueLimit) else { throw GreenroomServerError.invalidConfiguration("the video queue must hold 1–100,000") }
         guard videoProcessingLimit >= 0.1, videoProcessingLimit <= 86_400 else {
             throw GreenroomServerError.invalidConfiguration("the video processing limit must be 0.1 s to a day")

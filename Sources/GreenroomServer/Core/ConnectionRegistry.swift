@@ -8,6 +8,10 @@ final class ConnectionRegistry: Sendable {
         var connections: [Int: ClientConnection] = [:]
         var closing: Set<Int> = []
         var closingByUser: [String: Int] = [:]
+        /// Each user's connections, closing ones included.
+        var openByUser: [String: Int] = [:]
+        /// Connections let in by ``reserve(user:limit:)`` and not started yet, by user.
+        var reservedByUser: [String: [ContinuousClock.Instant]] = [:]
         /// Revocations seen lately, so that a connection whose token was checked just
         /// before one and that opens just after it is closed too.
         var revoked: [String: (notBefore: Date, seen: ContinuousClock.Instant)] = [:]
@@ -25,7 +29,12 @@ final class ConnectionRegistry: Sendable {
     /// closed with 4101.
     func add(_ connection: ClientConnection) {
         let refused = state.withLock { state in
-            state.connections[connection.id] = connection
+            let userId = connection.identity.userId
+            if state.connections.updateValue(connection, forKey: connection.id) == nil { state.openByUser[userId, default: 0] += 1 }
+            if var reserved = state.reservedByUser[userId], !reserved.isEmpty {
+                reserved.removeFirst()
+                state.reservedByUser[userId] = reserved.isEmpty ? nil : reserved
+            }
             guard let revocation = state.revoked[connection.identity.userId] else { return false }
             return connection.identity.issuedAt <= revocation.notBefore
         }
@@ -45,11 +54,43 @@ final class ConnectionRegistry: Sendable {
 
     func remove(_ connection: ClientConnection) {
         state.withLock { state in
-            state.connections[connection.id] = nil
-            guard state.closing.remove(connection.id) != nil else { return }
             let userId = connection.identity.userId
+            guard state.connections.removeValue(forKey: connection.id) != nil else { return }
+            let open = (state.openByUser[userId] ?? 1) - 1
+            state.openByUser[userId] = open > 0 ? open : nil
+            guard state.closing.remove(connection.id) != nil else { return }
             let left = (state.closingByUser[userId] ?? 1) - 1
             state.closingByUser[userId] = left > 0 ? left : nil
+        }
+    }
+
+    /// How long a place ``reserve(user:limit:)`` holds for a connection that does not start:
+    /// longer than an upgrade takes.
+    static let reservationLifetime = Duration.seconds(10)
+    /// Past this many users holding places, the lapsed places are dropped.
+    static let pruneReservationsAt = 10_000
+
+    /// Holds a place for a connection of `userId` about to open, unless the user's open
+    /// connections (closing ones not counted) and places held reach `limit`. Checked and
+    /// held at once, so that many upgrades at the same moment cannot pass the limit
+    /// together; ``add(_:)`` takes the place, and a place not taken lapses. Without
+    /// `holding`, only says whether a place is free.
+    func reserve(user userId: String, limit: Int, holding: Bool = true, now: ContinuousClock.Instant = .now) -> Bool {
+        state.withLock { state in
+            let reserved = (state.reservedByUser[userId] ?? []).filter { now - $0 < Self.reservationLifetime }
+            let open = (state.openByUser[userId] ?? 0) - (state.closingByUser[userId] ?? 0)
+            guard open + reserved.count < limit else {
+                state.reservedByUser[userId] = reserved.isEmpty ? nil : reserved
+                return false
+            }
+            state.reservedByUser[userId] = holding ? reserved + [now] : (reserved.isEmpty ? nil : reserved)
+            if state.reservedByUser.count > Self.pruneReservationsAt {
+                state.reservedByUser = state.reservedByUser.compactMapValues { places in
+                    let live = places.filter { now - $0 < Self.reservationLifetime }
+                    return live.isEmpty ? nil : live
+                }
+            }
+            return true
         }
     }
 

@@ -52,13 +52,22 @@ extension ServerCore {
     /// A client that comes back at once (its connection cut) is let in when this node has
     /// finished with its previous connection (for two seconds at most): others see it
     /// leave, or become a reconnecting host, before it comes back, never the other way round.
-    func acceptConnection(authorization: String?, uri: URI) async throws -> Identity {
+    ///
+    /// A user holds at most ``ServerConfiguration/connectionsPerUser`` connections on this
+    /// node: past it the request is refused with `rateLimited`. With `reserving`, a place is
+    /// held for the connection until its session starts.
+    func acceptConnection(authorization: String?, uri: URI, reserving: Bool = true) async throws -> Identity {
         let identity = try await authenticate(authorization: authorization, uri: uri)
         let now = Date()
         _ = try await storage.insertUserIfMissing(User(id: identity.userId, nickname: identity.userId, createdAt: now, updatedAt: now))
         let deadline = ContinuousClock.now + .seconds(2)
         while connections.isClosing(user: identity.userId), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
+        }
+        let limit = configuration.connectionsPerUser
+        guard connections.reserve(user: identity.userId, limit: limit, holding: reserving) else {
+            throw GreenroomError(rateLimited: "\(identity.userId) holds \(limit) connections to this node, the most one user may",
+                                 retryAfterMs: 5_000)
         }
         return identity
     }
@@ -67,7 +76,7 @@ extension ServerCore {
     /// the JSON error (a refused upgrade gets the same answer; see ``GreenroomChildChannel``).
     func addConnectRoute(_ router: Router<GreenroomRequestContext>) {
         router.get(RouterPath(Self.connectPath)) { request, _ -> Response in
-            _ = try await self.acceptConnection(authorization: request.headers[.authorization], uri: request.uri)
+            _ = try await self.acceptConnection(authorization: request.headers[.authorization], uri: request.uri, reserving: false)
             return Response(status: .ok)
         }
     }

@@ -5,6 +5,9 @@ import GreenroomProtocol
 struct VideoRecord: StoredRecord {
     static let recordKind = "video"
     var video: Video
+    /// While it uploads, the most bytes its file may take (counted against its owner's
+    /// quota until the file's size is known).
+    var allowance: Int64?
 
     var recordId: String { video.id }
     var recordSort: Int64 { ChannelRecord.millis(video.createdAt) }
@@ -37,6 +40,9 @@ struct VideoUploadRecord: StoredRecord {
     var uploadId: String
     var videoId: String
     var owner: String
+    /// The most bytes the file may take: its declared size, or what its owner's quota
+    /// leaves, at most the size limit.
+    var allowance: Int64?
 
     var recordId: String { uploadId }
 }
@@ -55,6 +61,8 @@ struct VideoService: Sendable {
     var processingLimit: Duration = .seconds(600)
     /// The most videos one user may have.
     var maxPerUser = 1_000
+    /// The most bytes one user's videos may take together.
+    var bytesPerUser: Int64 = 10 << 30
     /// The uploads a request is appending to now: one request at a time per upload, so
     /// that two at once cannot both pass the offset check and grow a file past its limit.
     let writing = Locked<Set<String>>([])
@@ -107,25 +115,35 @@ struct VideoService: Sendable {
         guard FileManager.default.createFile(atPath: original(id).path, contents: nil) else {
             throw GreenroomError(.internalError, "the upload file could not be created")
         }
-        let upload = VideoUploadRecord(uploadId: "u" + Secrets.randomHex(bytes: 10), videoId: id, owner: identity.userId)
-        let maxPerUser = maxPerUser
+        let uploadId = "u" + Secrets.randomHex(bytes: 10)
+        let (maxPerUser, maxBytes, bytesPerUser) = (maxPerUser, maxBytes, bytesPerUser)
         do {
             try await events.transact { transaction in
-                let owned = try await transaction.countRecords(RecordQuery(kind: VideoOwnerRecord.recordKind, scope: video.owner))
-                guard owned < maxPerUser else {
+                // One creation per owner at a time, on every node: the checks hold until commit.
+                try await transaction.lock(stream: StreamName.user(video.owner))
+                var query = RecordQuery(kind: VideoRecord.recordKind, limit: maxPerUser)
+                query.via = (VideoOwnerRecord.recordKind, video.owner, nil)
+                let owned = try await transaction.list(VideoRecord.self, query)
+                guard owned.count < maxPerUser else {
                     throw GreenroomError(.rateLimited, "a user may have at most \(maxPerUser) videos; delete some first")
                 }
-                try await transaction.save(VideoRecord(video: video))
+                let used = owned.reduce(Int64(0)) { $0 + ($1.video.size ?? $1.allowance ?? maxBytes) }
+                let left = bytesPerUser - used
+                let allowance = min(args.size ?? maxBytes, maxBytes, left)
+                guard left > 0, args.size.map({ $0 <= left }) ?? true else {
+                    throw GreenroomError(.rateLimited, "this user's videos take \(used) of the \(bytesPerUser) bytes one user may have; delete some first")
+                }
+                try await transaction.save(VideoRecord(video: video, allowance: allowance))
                 try await transaction.save(VideoOwnerRecord(owner: video.owner, videoId: id))
                 for tag in video.tags { try await transaction.save(VideoTagRecord(tag: tag, videoId: id)) }
-                try await transaction.save(upload)
+                try await transaction.save(VideoUploadRecord(uploadId: uploadId, videoId: id, owner: video.owner, allowance: allowance))
                 _ = try await transaction.append([Self.event(VideoStream.created, ["video": try RawJSON(encoding: video)])])
             }
         } catch {
             try? FileManager.default.removeItem(at: folder(id))
             throw error
         }
-        return VideoUploadTicket(video: video, uploadId: upload.uploadId, offset: 0)
+        return VideoUploadTicket(video: video, uploadId: uploadId, offset: 0)
     }
 
     /// The upload of `identity` with this id. - Throws: `notFound` (also for someone else's).
@@ -152,6 +170,7 @@ struct VideoService: Sendable {
         }
         defer { _ = writing.withLock { $0.remove(uploadId) } }
         var offset = offset(upload)
+        let limit = min(maxBytes, upload.allowance ?? maxBytes)
         guard clientOffset == offset else {
             throw GreenroomError(.alreadyExists, "the server holds \(offset) bytes; send from there (Upload-Offset: \(offset))")
         }
@@ -160,8 +179,8 @@ struct VideoService: Sendable {
         try handle.seekToEnd()
         for try await chunk in body {
             offset += Int64(chunk.count)
-            guard offset <= maxBytes else {
-                throw GreenroomError(.payloadTooLarge, "the upload is over the limit of \(maxBytes) bytes")
+            guard offset <= limit else {
+                throw GreenroomError(.payloadTooLarge, "the upload is over its limit of \(limit) bytes (its declared size, the size limit or what its owner's quota leaves)")
             }
             try handle.write(contentsOf: Data(chunk))
         }

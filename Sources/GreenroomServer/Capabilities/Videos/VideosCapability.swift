@@ -16,7 +16,8 @@ struct VideosCapability: Capability {
             storage: core.storage, events: core.events,
             directory: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("videos", isDirectory: true),
             maxBytes: configuration.videoMaxBytes, processor: processor,
-            processingLimit: .milliseconds(Int64(configuration.videoProcessingLimit * 1000)), maxPerUser: configuration.videoMaxPerUser)
+            processingLimit: .milliseconds(Int64(configuration.videoProcessingLimit * 1000)), maxPerUser: configuration.videoMaxPerUser,
+            bytesPerUser: configuration.videoBytesPerUser)
         let logger = core.logger
         processor.setHandler { id in await service.process(id, tools: tools, logger: logger) }
         self.service = service
