@@ -69,10 +69,17 @@ public final class PubSub: Sendable {
         }
     }
 
-    /// The topic's persisted messages the local participant may see, oldest first.
+    /// The topic's persisted messages the local participant may see, oldest first (read a
+    /// page of 100 at a time).
     public func getMessagesForTopic(_ topic: String) async throws -> [PubSubMessage] {
         guard let meeting else { throw GreenroomError(.meetingNotJoined, "the meeting is gone") }
-        return try await meeting.client.send(MeetingOperation.messages, args: PubSubTopicArgs(meetingId: meeting.id, topic: topic))
+        var messages: [PubSubMessage] = []
+        while true {
+            let page = try await meeting.client.send(MeetingOperation.messages, args: PubSubTopicArgs(
+                meetingId: meeting.id, topic: topic, after: messages.last?.id, limit: Limits.maxPageSize))
+            messages += page
+            if page.count < Limits.maxPageSize { return messages }
+        }
     }
 
     private static func key(_ topic: String, _ listener: any PubSubMessageListener) -> String {

@@ -30,7 +30,8 @@ public enum MeetingOperation {
     public static let stopLivestream = WireOperation<MeetingRef, LivestreamInfo>("meeting.stopLivestream")
     /// ``PubSubPublishArgs`` → ``PubSubMessage``.
     public static let publish = WireOperation<PubSubPublishArgs, PubSubMessage>("pubsub.publish")
-    /// ``PubSubTopicArgs`` → `[PubSubMessage]`: the topic's persisted messages the caller may see.
+    /// ``PubSubTopicArgs`` → `[PubSubMessage]`: a page of the topic's persisted messages the
+    /// caller may see, oldest first.
     public static let messages = WireOperation<PubSubTopicArgs, [PubSubMessage]>("pubsub.messages")
 }
 
@@ -196,11 +197,17 @@ public struct PubSubTopicArgs: Codable, Sendable, Hashable {
     public var meetingId: String
     /// The topic.
     public var topic: String
+    /// Only the messages after this one (a message id the previous page ended with).
+    public var after: String?
+    /// The most messages to return: 1–100, 100 when not given. A shorter page is the last.
+    public var limit: Int?
 
     /// Makes the arguments.
-    public init(meetingId: String, topic: String) {
+    public init(meetingId: String, topic: String, after: String? = nil, limit: Int? = nil) {
         self.meetingId = meetingId
         self.topic = topic
+        self.after = after
+        self.limit = limit
     }
 }
 

@@ -99,6 +99,9 @@ public struct ServerConfiguration: Sendable {
     public var ffmpegPath: String?
     /// How many participants a meeting may have (`GREENROOM_MEETING_PARTICIPANT_LIMIT`, default 1,000).
     public var meetingParticipantLimit: Int = 1_000
+    /// How many persisted pub/sub messages a meeting's topic keeps, the newest; an older one
+    /// goes as a new one is persisted (`GREENROOM_PUBSUB_PERSISTED_PER_TOPIC`, default 1,000).
+    public var pubSubPersistedPerTopic: Int = 1_000
     /// The most HLS livestreams this node runs at once (`GREENROOM_LIVESTREAM_LIMIT`): each
     /// is an ffmpeg encoding H.264, about a core's tenth per tile here (BENCHMARKS.md).
     public var livestreamLimit: Int = 4
@@ -186,6 +189,7 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
         try value("GREENROOM_RECONNECT_GRACE_SECONDS") { (v: Double) in config.reconnectGrace = v }
         try value("GREENROOM_MEETING_PARTICIPANT_LIMIT") { (v: Int) in config.meetingParticipantLimit = v }
+        try value("GREENROOM_PUBSUB_PERSISTED_PER_TOPIC") { (v: Int) in config.pubSubPersistedPerTopic = v }
         try value("GREENROOM_LIVESTREAM_LIMIT") { (v: Int) in config.livestreamLimit = v }
         try value("GREENROOM_VIDEO_MAX_BYTES") { (v: Int64) in config.videoMaxBytes = v }
         try value("GREENROOM_VIDEO_WORKERS") { (v: Int) in config.videoWorkers = v }
@@ -239,6 +243,7 @@ public struct ServerConfiguration: Sendable {
             throw GreenroomServerError.invalidConfiguration("the video processing limit must be 0.1 s to a day")
         }
         guard (0...256).contains(livestreamLimit) else { throw GreenroomServerError.invalidConfiguration("the livestream limit must be 0–256") }
+        guard pubSubPersistedPerTopic >= 1 else { throw GreenroomServerError.invalidConfiguration("a topic must keep a persisted message") }
         guard meetingParticipantLimit >= 1 else { throw GreenroomServerError.invalidConfiguration("the meeting participant limit must be at least 1") }
         guard channelMemberLimit >= 2 else { throw GreenroomServerError.invalidConfiguration("the channel member limit must be at least 2") }
         for url in janusURLs where !(url.hasPrefix("ws://") || url.hasPrefix("wss://")) {

@@ -42,23 +42,53 @@ extension MeetingService {
         let persist = args.options?.persist ?? false
         let meetingId = args.meetingId
         let recipients = audience
+        let keptPerTopic = persistedPerTopic
         try await events.transact { transaction in
             let event = MeetingEvent(type: MeetingEventType.pubsubMessage, message: message, audience: recipients)
             guard let stored = try await transaction.append([try Self.event(meetingId, event)]).first else { return }
             if persist {
                 try await transaction.save(PersistedPubSubRecord(meetingId: meetingId, message: message, audience: recipients, offset: Int64(stored.event.offset)))
+                try await Self.trimPersisted(meetingId, topic: message.topic, keeping: keptPerTopic, in: transaction)
             }
         }
         return message
     }
 
-    /// The persisted messages of a topic the caller may see, oldest first.
+    /// A page of the persisted messages of a topic the caller may see, oldest first: at
+    /// most `limit` (100), after the message `after`. Records are read a page at a time
+    /// until the page is full or the topic ends.
     func messages(_ args: PubSubTopicArgs, caller: Caller) async throws -> [PubSubMessage] {
         let identity = caller.identity
         if (try? await mine(args.meetingId, caller)) == nil { try await authorizeRead(identity, meetingId: args.meetingId) }
-        let query = RecordQuery(kind: PersistedPubSubRecord.recordKind, scope: PersistedPubSubRecord.scope(args.meetingId, args.topic), limit: 10_000)
-        return try await storage.list(PersistedPubSubRecord.self, query)
-            .filter { $0.audience?.contains(identity.userId) ?? true }
-            .map(\.message)
+        let limit = args.limit ?? Limits.maxPageSize
+        guard (1...Limits.maxPageSize).contains(limit) else {
+            throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
+        }
+        let scope = PersistedPubSubRecord.scope(args.meetingId, args.topic)
+        var query = RecordQuery(kind: PersistedPubSubRecord.recordKind, scope: scope, limit: Limits.maxPageSize)
+        if let after = args.after {
+            guard let anchor = try await storage.load(PersistedPubSubRecord.self, scope: scope, id: after) else {
+                throw GreenroomError(.notFound, "no persisted message \(after) on topic \(args.topic)")
+            }
+            query.sortAbove = anchor.offset
+        }
+        var found: [PubSubMessage] = []
+        while found.count < limit {
+            let page = try await storage.list(PersistedPubSubRecord.self, query)
+            found += page.filter { $0.audience?.contains(identity.userId) ?? true }.map(\.message)
+            guard page.count == query.limit, let last = page.last else { break }
+            query.sortAbove = last.offset
+        }
+        return Array(found.prefix(limit))
+    }
+
+    /// Removes a topic's oldest persisted messages past the newest `keeping`.
+    static func trimPersisted(_ meetingId: String, topic: String, keeping: Int, in transaction: any StorageTransaction) async throws {
+        let scope = PersistedPubSubRecord.scope(meetingId, topic)
+        let kept = try await transaction.countRecords(RecordQuery(kind: PersistedPubSubRecord.recordKind, scope: scope))
+        guard kept > keeping else { return }
+        let oldest = try await transaction.list(PersistedPubSubRecord.self,
+                                                RecordQuery(kind: PersistedPubSubRecord.recordKind, scope: scope, limit: kept - keeping))
+        for record in oldest { try await transaction.remove(PersistedPubSubRecord.self, scope: scope, id: record.recordId) }
     }
 }

@@ -58,6 +58,8 @@ struct MeetingService: Sendable {
     let grace: TimeInterval
     /// The most participants a meeting may have.
     let participantLimit: Int
+    /// How many persisted pub/sub messages a topic keeps: the newest.
+    var persistedPerTopic = 1_000
     /// The meeting's media room: told when a participant loses the right to publish or
     /// receive, and when the meeting ends.
     let media: MediaPlane

@@ -13,7 +13,8 @@ struct MeetingsCapability: Capability {
     init(_ core: CoreServices) {
         logger = core.logger
         service = MeetingService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
-                                 participantLimit: core.configuration.meetingParticipantLimit, media: core.media,
+                                 participantLimit: core.configuration.meetingParticipantLimit,
+                                 persistedPerTopic: core.configuration.pubSubPersistedPerTopic, media: core.media,
                                  livestreams: core.livestreams)
         core.media.register(.meeting, rules: service)
         core.livestreams.register(.meeting, owner: service)
