@@ -56,11 +56,46 @@ public struct PresenceStreamArgs: Codable, Sendable, Hashable {
     public init(stream: String) { self.stream = stream }
 }
 
+/// Where a page of a presence list starts: after the entry that joined at `joinedAt` with
+/// `clientId` (the last of the previous page).
+public struct PresencePosition: Codable, Sendable, Hashable {
+    /// The entry's join time.
+    public var joinedAt: Date
+    /// The entry's client id.
+    public var clientId: String
+
+    /// Makes the position.
+    public init(joinedAt: Date, clientId: String) {
+        self.joinedAt = joinedAt
+        self.clientId = clientId
+    }
+
+    /// The position of `entry`.
+    public init(_ entry: PresenceEntry) { self.init(joinedAt: entry.joinedAt, clientId: entry.clientId) }
+}
+
+/// The arguments of `presence.list`.
+public struct PresenceListArgs: Codable, Sendable, Hashable {
+    /// The stream.
+    public var stream: String
+    /// Only the entries after this one: the next page.
+    public var after: PresencePosition?
+    /// The most entries to return: 1–100, 100 when not given. A shorter page is the last.
+    public var limit: Int?
+
+    /// Makes the arguments.
+    public init(stream: String, after: PresencePosition? = nil, limit: Int? = nil) {
+        self.stream = stream
+        self.after = after
+        self.limit = limit
+    }
+}
+
 extension StreamOperation {
     /// Be present on a stream: ``PresenceJoinArgs`` → ``PresenceEntry``; others get `presence.joined`.
     public static let presenceJoin = WireOperation<PresenceJoinArgs, PresenceEntry>("presence.join")
     /// Stop being present: ``PresenceStreamArgs`` → ``EmptyResult``; others get `presence.left`.
     public static let presenceLeave = WireOperation<PresenceStreamArgs, EmptyResult>("presence.leave")
-    /// Who is present: ``PresenceStreamArgs`` → `[PresenceEntry]`.
-    public static let presenceList = WireOperation<PresenceStreamArgs, [PresenceEntry]>("presence.list")
+    /// Who is present, a page at a time by join time: ``PresenceListArgs`` → `[PresenceEntry]`.
+    public static let presenceList = WireOperation<PresenceListArgs, [PresenceEntry]>("presence.list")
 }

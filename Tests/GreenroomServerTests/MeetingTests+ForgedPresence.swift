@@ -24,7 +24,7 @@ extension MeetingTests {
             let ids = participants["participants"]?.arrayValue?.compactMap { $0["participantId"]?.stringValue } ?? []
             #expect(Set(ids) == ["alice", "mallory"], "\(participants)")
             #expect(participants["participantCount"]?.numberValue == 2)
-            let listed: [PresenceEntry] = try await mallory.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "meeting:stage"))
+            let listed: [PresenceEntry] = try await mallory.send(StreamOperation.presenceList, args: PresenceListArgs(stream: "meeting:stage"))
             #expect(!listed.contains { $0.data["participant"]?["participantId"]?.stringValue == "ghost" })
             // App streams keep their presence as before.
             let entry: PresenceEntry = try await mallory.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:lobby", data: forged))

@@ -138,7 +138,7 @@ struct MultiNodeTests {
             let (first1, _) = try await collect(lobby, count: 1)
             #expect(first1.first?.type == "presence.joined")
             #expect(first1.first?.data["data"]?["seat"] == 3)
-            let present: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "app:lobby"))
+            let present: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceListArgs(stream: "app:lobby"))
             #expect(present.map(\.userId) == ["doomed"])
 
             kill(first.process.processIdentifier, SIGKILL)
@@ -148,7 +148,7 @@ struct MultiNodeTests {
             #expect(left.first?.data["reason"]?.stringValue == "expired")
             #expect(left.first?.data["clientId"]?.stringValue == joined.clientId)
             #expect(Date().timeIntervalSince(killedAt) < 15)
-            let after: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "app:lobby"))
+            let after: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceListArgs(stream: "app:lobby"))
             #expect(after.isEmpty)
             await doomed.disconnect()
             await watcher.disconnect()

@@ -147,7 +147,7 @@ struct RecoveryTests {
             let guest = try await server.client("guest", grants: ["app:room"])
             let entry: PresenceEntry = try await guest.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:room", data: ["status": "here"]))
             let _: PresenceEntry = try await guest.send(StreamOperation.presenceJoin, args: PresenceJoinArgs(stream: "app:room", data: ["status": "busy"]))
-            let listed: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "app:room"))
+            let listed: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceListArgs(stream: "app:room"))
             #expect(listed.map(\.clientId) == [entry.clientId])
             #expect(listed.first?.data == ["status": "busy"])
             let _: EmptyResult = try await guest.send(StreamOperation.presenceLeave, args: PresenceStreamArgs(stream: "app:room"))
@@ -162,7 +162,7 @@ struct RecoveryTests {
             let (seen, _) = try await collect(events, count: 5)
             #expect(seen.map(\.type) == ["presence.joined", "presence.updated", "presence.left", "presence.joined", "presence.left"])
             #expect(seen.map { $0.data["reason"]?.stringValue } == [nil, nil, "left", nil, "disconnected"])
-            let empty: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceStreamArgs(stream: "app:room"))
+            let empty: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceListArgs(stream: "app:room"))
             #expect(empty.isEmpty)
 
             let outsider = try await server.client("outsider")

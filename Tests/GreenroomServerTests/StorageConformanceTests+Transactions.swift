@@ -76,6 +76,30 @@ extension StorageConformanceTests {
         }
     }
 
+    @Test("presence pages: by join time then client id, after a position, a page at a time", arguments: Backend.allCases)
+    func presencePages(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            let base = Date(timeIntervalSince1970: 1_900_000_000.125)
+            // Two pairs joined at the same instant: the client id breaks the tie.
+            for (client, offset) in [("d", 0.0), ("b", 1.0), ("a", 1.0), ("c", 2.0), ("e", 2.0)] {
+                var entry = Self.presence(client, stream: "app:lobby")
+                entry.joinedAt = base.addingTimeInterval(offset)
+                try await storage.putPresence(entry)
+            }
+            try await storage.putPresence(Self.presence("z", stream: "app:other"))
+            var seen: [String] = []
+            var after: PresencePosition?
+            while true {
+                let page = try await storage.presence(stream: "app:lobby", after: after, limit: 2)
+                seen += page.map(\.clientId)
+                guard page.count == 2, let last = page.last else { break }
+                after = PresencePosition(last)
+            }
+            #expect(seen == ["d", "a", "b", "c", "e"])
+            #expect(try await storage.presence(stream: "app:lobby", after: nil, limit: 10).map(\.clientId) == seen)
+        }
+    }
+
     @Test("lock: 20 transactions on 2 nodes each add an entry while fewer than 5 are present: exactly 5 are", arguments: Backend.allCases)
     func lockedCheck(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, database in

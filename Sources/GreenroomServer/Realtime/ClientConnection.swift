@@ -273,8 +273,15 @@ final class ClientConnection: Sendable {
 
     // MARK: Presence
 
-    /// Records presence on `stream`; false when already present.
-    func addPresence(_ stream: String) -> Bool { state.withLock { $0.presence.insert(stream).inserted } }
+    /// Notes presence on `stream`, unless the connection is present on `limit` streams
+    /// already; false then.
+    func addPresence(_ stream: String, limit: Int) -> Bool {
+        state.withLock { state in
+            guard state.presence.contains(stream) || state.presence.count < limit else { return false }
+            state.presence.insert(stream)
+            return true
+        }
+    }
     /// Forgets presence on `stream`; false when not present.
     func removePresence(_ stream: String) -> Bool { state.withLock { $0.presence.remove(stream) != nil } }
     /// The streams this connection is present on.

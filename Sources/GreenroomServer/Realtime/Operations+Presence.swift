@@ -15,9 +15,13 @@ extension CommandRouter {
             try await context.core.leavePresence(context.connection, stream: args.stream, reason: "left")
             return EmptyResult()
         }
-        on(StreamOperation.presenceList) { (context, args: PresenceStreamArgs) -> [PresenceEntry] in
+        on(StreamOperation.presenceList) { (context, args: PresenceListArgs) -> [PresenceEntry] in
             try await context.core.authorizeRead(context.identity, stream: args.stream)
-            return try await context.core.storage.presence(stream: args.stream)
+            let limit = args.limit ?? Limits.maxPageSize
+            guard (1...Limits.maxPageSize).contains(limit) else {
+                throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
+            }
+            return try await context.core.storage.presence(stream: args.stream, after: args.after, limit: limit)
         }
     }
 }
@@ -42,11 +46,15 @@ extension ServerCore {
         guard size <= Limits.maxExtraDataBytes else {
             throw GreenroomError(.payloadTooLarge, "presence data is \(size) bytes; the limit is \(Limits.maxExtraDataBytes)")
         }
-        let now = Date()
+        // To the millisecond, as the wire carries it: a page of the list starts after an
+        // entry's join time as a client read it.
+        let now = Date.wireNow
         let entry = PresenceEntry(
             stream: args.stream, clientId: clientId(connection), userId: connection.identity.userId, data: data,
             joinedAt: now, expiresAt: now.addingTimeInterval(configuration.presenceTTL), node: nodeId)
-        _ = connection.addPresence(args.stream)
+        guard connection.addPresence(args.stream, limit: Self.maxSubscriptionsPerConnection) else {
+            throw GreenroomError(.rateLimited, "a connection may be present on at most \(Self.maxSubscriptionsPerConnection) streams")
+        }
         try await events.transact { transaction in
             let fresh = try await transaction.putPresence(entry)
             _ = try await transaction.append([EventAppend(

@@ -95,6 +95,17 @@ public final class MemoryStorage: GreenroomStorage {
         database.read { $0.presence(stream: stream) }
     }
 
+    /// A page of a stream's entries by join time, then client id.
+    public func presence(stream: String, after: PresencePosition?, limit: Int) async throws -> [PresenceEntry] {
+        database.read { state in
+            let all = state.presence(stream: stream)
+            let start = after.map { after in
+                all.firstIndex { $0.joinedAt > after.joinedAt || ($0.joinedAt == after.joinedAt && MemoryState.before(after.clientId, $0.clientId)) } ?? all.count
+            } ?? 0
+            return Array(all[start...].prefix(max(limit, 0)))
+        }
+    }
+
     /// Extends every entry of `node`.
     public func renewPresence(node: String, until: Date) async throws {
         try await database.writing { state in

@@ -70,6 +70,25 @@ extension PostgresStorage {
         try await fetch(Self.presenceQuery(stream: stream)).map(Self.decodePresence)
     }
 
+    /// A page of a stream's entries by join time, then client id.
+    public func presence(stream: String, after: PresencePosition?, limit: Int) async throws -> [PresenceEntry] {
+        let query: PostgresQuery
+        if let after {
+            let joined = after.joinedAt.timeIntervalSince1970
+            query = """
+                SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
+                WHERE stream = \(stream) AND (joined_at > \(joined) OR (joined_at = \(joined) AND client_id COLLATE "C" > \(after.clientId)))
+                ORDER BY joined_at, client_id COLLATE "C" LIMIT \(limit)
+                """
+        } else {
+            query = """
+                SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
+                WHERE stream = \(stream) ORDER BY joined_at, client_id COLLATE "C" LIMIT \(limit)
+                """
+        }
+        return try await fetch(query).map(Self.decodePresence)
+    }
+
     /// Extends every entry of `node`.
     public func renewPresence(node: String, until: Date) async throws {
         try await fetch("UPDATE presence SET expires_at = \(until.timeIntervalSince1970) WHERE node = \(node)")

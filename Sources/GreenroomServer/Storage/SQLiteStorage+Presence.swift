@@ -77,6 +77,23 @@ extension SQLiteStorage {
         try await read { try Self.presence(stream: stream, on: $0) }
     }
 
+    /// A page of a stream's entries by join time, then client id.
+    public func presence(stream: String, after: PresencePosition?, limit: Int) async throws -> [PresenceEntry] {
+        try await read { reader in
+            guard let after else {
+                return try reader.query("SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? ORDER BY joined_at, client_id LIMIT ?",
+                                        [.text(stream), .integer(limit)]).map(Self.decodePresence)
+            }
+            return try reader.query(
+                """
+                SELECT \(Self.presenceColumns) FROM presence WHERE stream = ? AND (joined_at > ? OR (joined_at = ? AND client_id > ?))
+                ORDER BY joined_at, client_id LIMIT ?
+                """,
+                [.text(stream), .date(after.joinedAt), .date(after.joinedAt), .text(after.clientId), .integer(limit)]
+            ).map(Self.decodePresence)
+        }
+    }
+
     /// Extends every entry of `node`.
     public func renewPresence(node: String, until: Date) async throws {
         try await write {

@@ -89,6 +89,9 @@ public protocol GreenroomStorage: RecordReading, PresenceReading {
     /// (in a transaction, with what its expiry announces) is the one that handles it: a
     /// removal returns the entry to one transaction only, whichever node runs it.
     func expiredPresence(before date: Date) async throws -> [PresenceEntry]
+    /// A page of a stream's entries by join time (then client id): at most `limit`, after
+    /// the entry that joined at `after.joinedAt` with `after.clientId`.
+    func presence(stream: String, after: PresencePosition?, limit: Int) async throws -> [PresenceEntry]
 }
 
 extension GreenroomStorage {
