@@ -12,7 +12,7 @@ import FoundationNetworking
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Measure a server: fan-out, a big room, idle connections, reconnect storms, durable appends, media.",
-        subcommands: [BenchFanout.self, BenchRoom.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self, BenchMedia.self])
+        subcommands: [BenchFanout.self, BenchRoom.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self, BenchMedia.self, BenchAbuse.self])
 }
 
 /// Options every benchmark takes.

@@ -7,7 +7,9 @@ import NIOCore
 ///
 /// The order is ``CommandPipeline``'s: one command after another, except pipelined sends.
 /// When a client sends faster than its commands run, the socket stops being read once
-/// ``pauseAt`` commands wait, and is read again when ``resumeAt`` are left.
+/// ``pauseAt`` commands wait, and is read again when ``resumeAt`` are left. A command
+/// refused for its user's rate holds the next one for the refusal's wait, so a client
+/// flooding past its budget is slowed to it rather than answered as fast as it sends.
 final class CommandQueue: Sendable {
     static let pauseAt = 16
     static let resumeAt = 4
@@ -17,6 +19,8 @@ final class CommandQueue: Sendable {
         var running = false
         var readsPaused = false
         var closed = false
+        /// The commands refused for their user's rate in a row, lately.
+        var refusalsInARow = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
     }
 
@@ -66,8 +70,30 @@ final class CommandQueue: Sendable {
                 for waiter in waiters { waiter.resume() }
                 return
             }
-            await core.commands.handle(next, on: connection, core: core, pipeline: pipeline)
+            let hold = await core.commands.handle(next, on: connection, core: core, pipeline: pipeline)
+            if let wait = self.hold(after: hold) {
+                // Meanwhile the commands pile up to `pauseAt` and the socket is read no more.
+                try? await Task.sleep(for: wait)
+            }
         }
+    }
+
+    /// The longest a refusal holds the next command (so that a close is not held long).
+    static let maxHold = Duration.milliseconds(500)
+
+    /// How long to wait before the next command after one that asked for `hold` (a rate
+    /// refusal): the wait it names, doubled for each refusal in a row before it, up to
+    /// ``maxHold``. A connection sending just past its budget waits for its next token and
+    /// goes on; several connections of one user flooding at once back off until each is
+    /// refused about twice a second, so that between them they cannot make the node answer
+    /// refusals as fast as they send.
+    private func hold(after hold: Duration?) -> Duration? {
+        let inARow = state.withLock { state -> Int in
+            state.refusalsInARow = hold == nil ? 0 : state.refusalsInARow + 1
+            return state.refusalsInARow
+        }
+        guard let hold else { return nil }
+        return min(hold * (1 << min(inARow - 1, 16)), Self.maxHold)
     }
 
     /// Drops the commands not yet started and returns once the one running, and the

@@ -90,8 +90,13 @@ struct CommandRouter: Sendable {
     }
 
     /// Reads one frame's text, runs its command and queues the reply on the connection;
-    /// returns when the connection may read its next command (see ``CommandPipeline``).
-    func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore, pipeline: CommandPipeline) async {
+    /// returns when the connection may read its next command (see ``CommandPipeline``),
+    /// and how long it is to wait first: a command refused with `rateLimited` holds the
+    /// connection's next one for the refusal's `retryAfterMs` (see ``hold(_:)``), so that a
+    /// client sending past its budget is read no faster than it is let act. A malformed or
+    /// unknown command takes a token of its user's reads, and holds the same way without one.
+    @discardableResult
+    func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore, pipeline: CommandPipeline) async -> Duration? {
         let command: CommandFrame
         do {
             command = try CommandFrame.parse(text.readableBytesView)
@@ -99,23 +104,23 @@ struct CommandRouter: Sendable {
             core.metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)
             let reason = (error as? DecodingError).map(Self.describe) ?? "not JSON"
             connection.send(Self.errorFrame(0, GreenroomError(.malformedFrame, "the frame is not a command {id, op, args}: \(reason)")))
-            return
+            return Self.hold(core.rateLimiter.refusal(connection.identity.userId, .reads))
         }
         guard let handler = handlers[command.op] else {
             core.metrics.command("unknown", outcome: ErrorCode.unknownOperation.name)
             connection.send(Self.errorFrame(command.id, GreenroomError(.unknownOperation, "no operation named \(command.op)")))
-            return
+            return Self.hold(core.rateLimiter.refusal(connection.identity.userId, .reads))
         }
         if let refusal = core.rateLimiter.refusal(connection.identity.userId, OperationClass.of(op: command.op)) {
             core.metrics.command(command.op, outcome: refusal.name)
             connection.send(Self.errorFrame(command.id, refusal))
-            return
+            return Self.hold(refusal)
         }
         let context = CommandContext(connection: connection, commandId: command.id, core: core)
         guard pipelined.contains(command.op) else {
             await pipeline.waitUntilIdle()
             await Self.run(handler, command, context)
-            return
+            return nil
         }
         let turn = CommandTurn()
         pipeline.begin()
@@ -125,6 +130,14 @@ struct CommandRouter: Sendable {
             pipeline.end()
         }
         await turn.wait()
+        return nil
+    }
+
+    /// How long a rate refusal holds a connection's next command: its wait, at least a
+    /// millisecond (``CommandQueue`` doubles it for each refusal in a row).
+    static func hold(_ refusal: GreenroomError?) -> Duration? {
+        guard let refusal else { return nil }
+        return .milliseconds(max(refusal.retryAfterMs ?? 0, 1))
     }
 
     private static func run(_ handler: Handler, _ command: CommandFrame, _ context: CommandContext) async {

@@ -1,0 +1,115 @@
+import ArgumentParser
+import Foundation
+import Greenroom
+import GreenroomProtocol
+
+/// `greenroom bench abuse`: what one abusive client costs a polite one. A polite client
+/// sends chat messages at a steady rate, one at a time, and its acknowledgement latency is
+/// measured alone, then beside an abusive client (another user) sending at ten times the
+/// write budget (`--write-budget` a second, bursts of twice that) whatever the answers.
+/// The same is measured again on a server without a write budget, to show what it buys.
+struct BenchAbuse: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "abuse",
+        abstract: "A polite client's message latency alone and beside a client sending past its rate limit (and with the limit off).")
+
+    @Option(help: "Seconds of each phase.") var seconds: Double = 10
+    @Option(help: "Messages a second the polite client sends.") var politeRate: Double = 50
+    @Option(help: "Each user's write budget a second on the limited server (bursts of twice it).") var writeBudget: Int = 100
+    @Option(help: "How many times its budget the abusive client sends.") var abuse: Double = 10
+    @Option(help: "Connections the abusive client sends over, the rate split between them.") var abuserConnections: Int = 1
+    @OptionGroup var options: BenchOptions
+
+    func run() async throws {
+        guard seconds > 0, politeRate > 0, writeBudget > 0, abuse > 0, (1...100).contains(abuserConnections) else { throw ValidationError("sizes must be positive") }
+        let abuserRate = Double(writeBudget) * abuse
+        var figures: [String: RawJSON] = ["bench": "abuse", "seconds": .number(seconds), "politeRate": .number(politeRate),
+                                          "writeBudget": .number(Double(writeBudget)), "abuserRate": .number(abuserRate),
+                                          "abuserConnections": .number(Double(abuserConnections))]
+        let phases = [("limited", ["GREENROOM_RATE_WRITES": "\(writeBudget)/\(2 * writeBudget)"]), ("unlimited", ["GREENROOM_RATE_WRITES": "off"])]
+        var failures = 0
+        for (name, environment) in phases {
+            let target = try await BenchTarget.start(options, environment: environment)
+            defer { target.stop() }
+            let run = UUID().uuidString.prefix(8)
+            let polite = try await Self.sender(target, "polite-\(run)")
+            let abuser = try await Self.sender(target, "abuser-\(run)")
+            if name == "limited" {
+                BenchReport.progress("the polite client alone, \(politeRate) messages a second for \(seconds) s")
+                let alone = try await send(polite)
+                figures["aloneP50Ms"] = BenchReport.rounded(alone.latencies.milliseconds(at: 50))
+                figures["aloneP99Ms"] = BenchReport.rounded(alone.latencies.milliseconds(at: 99))
+                figures["aloneFailed"] = .number(Double(alone.failed))
+                failures += alone.failed
+            }
+            BenchReport.progress("the polite client beside the abusive one (\(name))")
+            let deadline = ContinuousClock.now + .seconds(seconds + 1)
+            let token = try await target.token("abuser-\(run)")
+            let url = target.webSocketURL
+            let channelId = abuser.channelId.rawValue
+            let connections = abuserConnections
+            let flooding = Task {
+                try await withThrowingTaskGroup(of: PacedSenderHandler.Result.self) { group in
+                    for _ in 0..<connections {
+                        group.addTask {
+                            try await PacedSenderHandler.run(url: url, token: token, channelId: channelId, rate: abuserRate / Double(connections),
+                                                             deadline: deadline)
+                        }
+                    }
+                    return try await group.reduce(into: PacedSenderHandler.Result()) { total, one in
+                        total.sent += one.sent
+                        total.stored += one.stored
+                        total.rateLimited += one.rateLimited
+                        total.otherErrors += one.otherErrors
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            let beside = try await send(polite)
+            let flood = try await flooding.value
+            figures["\(name)P50Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 50))
+            figures["\(name)P99Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 99))
+            figures["\(name)Failed"] = .number(Double(beside.failed))
+            // The polite client is never refused; the abusive one is, and only where limited.
+            failures += beside.failed + flood.otherErrors + (name == "limited" ? (flood.rateLimited == 0 ? 1 : 0) : flood.rateLimited)
+            let span = seconds + 1
+            figures["\(name)AbuserSentPerSecond"] = BenchReport.rounded(Double(flood.sent) / span, 0)
+            figures["\(name)AbuserStoredPerSecond"] = BenchReport.rounded(Double(flood.stored) / span, 0)
+            figures["\(name)AbuserRefusedPerSecond"] = BenchReport.rounded(Double(flood.rateLimited) / span, 0)
+            await polite.client.disconnect()
+            await abuser.client.disconnect()
+        }
+        try BenchReport.figures(figures)
+        if failures > 0 { throw ExitCode(2) }
+    }
+
+    /// A connected client of `user` with a channel of its own to send in.
+    static func sender(_ target: BenchTarget, _ user: String) async throws -> ChatChannelController {
+        let client = GreenroomClient(configuration: ClientConfiguration(serverURL: target.baseURL))
+        try await client.connect(token: try await target.token(user))
+        let channel = try await client.createChannel(id: ChannelId("bench-\(user)"))
+        return client.channelController(for: channel.id)
+    }
+
+    /// Sends at `politeRate` for `seconds`, one message at a time; each one's latency from
+    /// its send to its acknowledgement.
+    func send(_ controller: ChatChannelController) async throws -> (latencies: Latencies, failed: Int) {
+        var latencies = Latencies()
+        var failed = 0
+        let clock = ContinuousClock()
+        let start = clock.now
+        let count = Int(seconds * politeRate)
+        for index in 0..<count {
+            try await clock.sleep(until: start + .seconds(Double(index) / politeRate))
+            let sent = clock.now
+            do {
+                _ = try await controller.sendMessage(text: "polite \(index)")
+                let elapsed = clock.now - sent
+                latencies.record(milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+            } catch {
+                failed += 1
+            }
+        }
+        return (latencies, failed)
+    }
+}
