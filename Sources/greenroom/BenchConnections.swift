@@ -12,13 +12,11 @@ struct BenchConnections: AsyncParsableCommand {
 
     @Option(help: "Connections to hold.") var count: Int = 1000
     @Option(help: "Seconds to hold them.") var hold: Double = 2
+    @Option(help: "Connections a user holds (a server lets one hold 100 by default).") var perUser: Int = 50
     @OptionGroup var options: BenchOptions
 
-    /// How many of the connections share a user.
-    static let connectionsPerUser = 50
-
     func run() async throws {
-        guard count > 0 else { throw ValidationError("--count must be positive") }
+        guard count > 0, perUser > 0 else { throw ValidationError("--count and --per-user must be positive") }
         let target = try await BenchTarget.start(options)
         defer { target.stop() }
         try await Task.sleep(for: .milliseconds(300))
@@ -27,16 +25,16 @@ struct BenchConnections: AsyncParsableCommand {
         let failed = Tally()
         let release = Tally()
         BenchReport.progress("opening \(count) connections")
-        // A user holds at most 100 connections to a node by default: 50 a user here.
         var tokens: [String] = []
-        for index in 0..<((count + Self.connectionsPerUser - 1) / Self.connectionsPerUser) {
+        let perUser = perUser
+        for index in 0..<((count + perUser - 1) / perUser) {
             tokens.append(try await target.token("bench-idle-\(index)"))
         }
         let start = Date()
         let holders = Task { [tokens] in
             await withTaskGroup(of: Void.self) { group in
                 for index in 0..<count {
-                    let token = tokens[index / Self.connectionsPerUser]
+                    let token = tokens[index / perUser]
                     group.addTask {
                         var config = WebSocketClientConfiguration()
                         config.additionalHeaders[.authorization] = "Bearer \(token)"
