@@ -24,10 +24,11 @@ extension Meeting {
     }
 
     /// The livestream's playlist URL for a player that cannot set headers (AVPlayer, hls.js):
-    /// the server's address, the playlist's path and the session's token as `?token=`.
-    /// `nil` until a livestream was started.
-    public func livestreamPlaybackURL() -> URL? {
+    /// the server's address, the playlist's path and, as `?token=`, a token good for this
+    /// livestream's files alone for an hour (never the session's own). `nil` until a
+    /// livestream was started.
+    public func livestreamPlaybackURL() async throws -> URL? {
         guard let path = livestream?.playlist else { return nil }
-        return client.playbackURL(path: path)
+        return try await client.resourceURL(path: path, scope: ResourceTokenArgs.folder(of: path))
     }
 }

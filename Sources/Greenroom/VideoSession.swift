@@ -242,25 +242,45 @@ public final class VideoSession: Sendable {
     }
 
     /// The URL a player plays `video` from: its HLS master playlist (H.264 and AAC renditions,
-    /// whatever was uploaded), with the session's token in the query, since a player cannot
-    /// set an `Authorization` header; the playlists it fetches carry the token on. `nil` until
-    /// the video is encoded (`status == .ready`) or before the session started.
+    /// whatever was uploaded), with a token in the query, since a player cannot set an
+    /// `Authorization` header. The token is good for this video's files alone and for a
+    /// while (an hour, or twice the video's length and ten minutes, at most 12 hours), never
+    /// the session's own; the playlists the player fetches carry such tokens on. `nil` until
+    /// the video is encoded (`status == .ready`).
     ///
     /// ```swift
-    /// if let url = session.playbackURL(for: video) { player.replaceCurrentItem(with: AVPlayerItem(url: url)) }
+    /// if let url = try await session.playbackURL(for: video) { player.replaceCurrentItem(with: AVPlayerItem(url: url)) }
     /// ```
-    public func playbackURL(for video: GRVideo) -> URL? {
-        video.hlsURL.flatMap(client.playbackURL(path:))
+    public func playbackURL(for video: GRVideo) async throws -> URL? {
+        guard let path = video.hlsURL else { return nil }
+        return try await client.resourceURL(path: path, scope: ResourceTokenArgs.video(video.id), ttl: Self.tokenLifetime(video))
+    }
+
+    /// The URL of `video`'s uploaded file (or its thumbnail) with a token for this video's
+    /// files alone in the query, for a view that cannot set headers (an image view, a
+    /// download). `nil` while it has none.
+    public func fileURL(for video: GRVideo, thumbnail: Bool = false) async throws -> URL? {
+        guard let path = thumbnail ? video.thumbnailURL : video.playbackURL else { return nil }
+        return try await client.resourceURL(path: path, scope: ResourceTokenArgs.video(video.id), ttl: Self.tokenLifetime(video))
+    }
+
+    /// How long a video's resource token lives: long enough to play it through twice.
+    static func tokenLifetime(_ video: GRVideo) -> Double {
+        guard let duration = video.duration, duration.isFinite, duration > 0 else { return 3_600 }
+        return min(max(3_600, 600 + duration * 2), 43_200)
     }
 }
 
 extension GreenroomClient {
-    /// The server's URL for `path` with the session's token as `?token=`, for a player that
-    /// cannot set headers; `nil` before the client has a token.
-    func playbackURL(path: String) -> URL? {
-        guard let token = currentToken else { return nil }
-        var components = URLComponents(url: configuration.httpURL(path, on: configuration.serverURL), resolvingAgainstBaseURL: false)
-        components?.queryItems = [URLQueryItem(name: "token", value: token)]
-        return components?.url
+    /// The server's URL for `path` with a token good under `scope` alone as `?token=`
+    /// (``ResourceTokenOperation``), for a player that cannot set headers.
+    func resourceURL(path: String, scope: String, ttl: Double? = nil) async throws -> URL {
+        let issued = try await send(ResourceTokenOperation.issue, args: ResourceTokenArgs(scope: scope, ttl: ttl))
+        guard var components = URLComponents(url: configuration.httpURL(path, on: configuration.serverURL), resolvingAgainstBaseURL: false) else {
+            throw GreenroomError(.invalidParameterValue, "\(path) is not a path on the server")
+        }
+        components.queryItems = [URLQueryItem(name: "token", value: issued.token)]
+        guard let url = components.url else { throw GreenroomError(.invalidParameterValue, "\(path) is not a path on the server") }
+        return url
     }
 }

@@ -98,7 +98,7 @@ struct LivestreamTests {
             #expect(video["width"]?.numberValue == 640 && video["height"]?.numberValue == 360)
 
             // A player: the SDK's playback URL, 5 s decoded frame by frame (30 per second).
-            let url = try #require(meeting.livestreamPlaybackURL()).absoluteString
+            let url = try #require(try await meeting.livestreamPlaybackURL()).absoluteString
             let decoded = try await MediaTools.run(tools.ffmpeg, ["-v", "error", "-i", url, "-t", "5", "-map", "0:v", "-f", "framecrc", "-"])
             #expect(decoded.status == 0 && decoded.errors.isEmpty, "\(String(decoding: decoded.errors, as: UTF8.self))")
             let frames = String(decoding: decoded.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("0,") }.count
@@ -416,7 +416,7 @@ extension LivestreamTests {
             // The encoder dies while they watch: the players recover by themselves. The page's
             // player is not reloaded and shows frames sent after the restart; ffmpeg, as a
             // player, reads on across it.
-            let url = try #require(meeting.livestreamPlaybackURL()).absoluteString
+            let url = try #require(try await meeting.livestreamPlaybackURL()).absoluteString
             let reader = Task {
                 try await MediaTools.run("/usr/bin/env", ["timeout", "-s", "INT", "75", tools.ffmpeg, "-v", "error", "-i", url, "-t", "30", "-map", "0:v", "-f", "framecrc", "-"])
             }

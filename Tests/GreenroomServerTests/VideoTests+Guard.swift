@@ -159,6 +159,26 @@ extension VideoTests {
         }
     }
 
+    @Test("token.resource gives a token for one video's or livestream's files only, within its ttl range; a revoked user's is refused")
+    func resourceTokens() async throws {
+        try await withServer { server in
+            let client = try await server.client("rita", grants: Self.allScopes)
+            let issued = try await client.send(ResourceTokenOperation.issue, args: ResourceTokenArgs(scope: "/v1/videos/vabc/", ttl: 120))
+            #expect(issued.scope == "/v1/videos/vabc/" && issued.expiresAt > Date() && issued.expiresAt < Date().addingTimeInterval(200))
+            // Good under its scope (the video does not exist: 404, not 401), refused elsewhere.
+            #expect(try await server.rest("GET", "/v1/videos/vabc/file", key: issued.token).0 == 404)
+            #expect(try await server.rest("GET", "/v1/videos/vother/file", key: issued.token).0 == 401)
+            #expect(try await server.rest("GET", "/v1/connect", key: issued.token).0 == 401)
+            for scope in ["/v1/users/", "/v1/videos/", "/v1/videos/a/b/", "/metrics", "/v1/videos/vabc"] {
+                #expect(await refusal { _ = try await client.send(ResourceTokenOperation.issue, args: ResourceTokenArgs(scope: scope)) } == .invalidParameterValue, "\(scope)")
+            }
+            #expect(await refusal { _ = try await client.send(ResourceTokenOperation.issue, args: ResourceTokenArgs(scope: "/v1/videos/vabc/", ttl: 5)) } == .invalidParameterValue)
+            _ = try await client.send(ResourceTokenOperation.issue, args: ResourceTokenArgs(scope: "/v1/livestreams/meeting:stage/"))
+            #expect(try await server.rest("POST", "/v1/users/rita/revoke-tokens").0 == 200)
+            #expect(try await server.rest("GET", "/v1/videos/vabc/file", key: issued.token).0 == 401)
+        }
+    }
+
     @Test("a playlist asked for with ?token= names its files with a short-lived token for that video alone, never the session's")
     func playlistsCarryResourceTokens() async throws {
         try await withVideoServer { server, tools in

@@ -48,7 +48,10 @@ extension VideoTests {
                 #expect(renditions.map { "\($0.name) \($0.width)x\($0.height)" } == expected.map { "\($0.0) \($0.1)x\($0.2)" }, "\(name)")
 
                 // As a player: the token in the URL, and the playlists name their files with it.
-                let master = try #require(alice.playbackURL(for: video)).absoluteString
+                let master = try #require(try await alice.playbackURL(for: video)).absoluteString
+                // Its token is for this video's files alone, not the session's (which lists videos).
+                let scoped = try #require(URLComponents(string: master)?.queryItems?.first { $0.name == "token" }?.value)
+                #expect(try await server.rest("GET", "/v1/videos", key: scoped).0 == 401, "the video's token reads nothing else")
                 let probe = try await MediaTools.run(tools.ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", master])
                 #expect(probe.status == 0, "\(name): \(String(decoding: probe.errors, as: UTF8.self))")
                 let streams = try RawJSON(json: probe.output)["streams"]?.arrayValue ?? []

@@ -107,6 +107,7 @@ final class ServerCore: Sendable {
         var router = CommandRouter()
         router.registerStreamOperations()
         router.registerPresenceOperations()
+        router.registerResourceTokenOperations()
         for capability in capabilities { capability.registerOperations(&router) }
         self.commands = router
     }

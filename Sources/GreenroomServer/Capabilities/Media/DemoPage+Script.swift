@@ -386,9 +386,14 @@ extension DemoPage {
         state.livestreamLoads += 1;
         $('livestreamBox').hidden = false;
         video.muted = true;
-        video.src = `${live.playlist}?token=${encodeURIComponent(token)}`;
-        video.play().catch((error) => log(`the livestream does not play: ${error.message}`));
-        log('watching the livestream');
+        // A token for this livestream's files alone: the session's own never goes in a URL.
+        const scope = live.playlist.slice(0, live.playlist.lastIndexOf('/') + 1);
+        conn.send('token.resource', { scope }).then((issued) => {
+          if (!state.watching) return;
+          video.src = `${live.playlist}?token=${encodeURIComponent(issued.token)}`;
+          video.play().catch((error) => log(`the livestream does not play: ${error.message}`));
+          log('watching the livestream');
+        }).catch((error) => log(`no token for the livestream: ${error.message}`));
       } else if (!watch && state.watching) {
         state.watching = false;
         video.pause();
