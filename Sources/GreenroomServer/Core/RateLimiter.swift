@@ -13,6 +13,8 @@ enum OperationClass: String, CaseIterable, Sendable {
     case presence
     /// Live media signalling (`media.*`): offers, answers, ICE candidates.
     case media
+    /// Video uploads over REST: creating a video, appending a chunk, completing an upload.
+    case uploads
 
     /// The last parts of the names of operations that only read.
     private static let readingVerbs: Set<Substring> = [
@@ -60,6 +62,8 @@ public struct RateLimits: Sendable, Hashable {
     public var presence: Rate? = Rate(perSecond: 20, burst: 100)
     /// Media signalling.
     public var media: Rate? = Rate(perSecond: 200, burst: 1_000)
+    /// Upload requests: the SDK's 1 MiB chunks at 50 a second are 50 MiB/s.
+    public var uploads: Rate? = Rate(perSecond: 50, burst: 100)
 
     /// The defaults.
     public init() {}
@@ -72,6 +76,7 @@ public struct RateLimits: Sendable, Hashable {
         case .subscribes: subscribes
         case .presence: presence
         case .media: media
+        case .uploads: uploads
         }
     }
 
@@ -83,6 +88,7 @@ public struct RateLimits: Sendable, Hashable {
         case .subscribes: subscribes = rate
         case .presence: presence = rate
         case .media: media = rate
+        case .uploads: uploads = rate
         }
     }
 

@@ -22,12 +22,23 @@ extension ServerCore {
         throw GreenroomError(.notAuthenticated, "connect with a token: Authorization: Bearer TOKEN, or ?token=TOKEN")
     }
 
-    /// The identity of a request's token, within its user's budget (reads for `GET` and
-    /// `HEAD`, writes otherwise); refused while the server shuts down.
+    /// The identity of a request's token, within its user's budget (uploads for creating a
+    /// video and for `/v1/uploads/…` changes, reads for `GET` and `HEAD`, writes otherwise);
+    /// refused while the server shuts down.
     func authenticate(_ request: Request) async throws -> Identity {
         let identity = try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
-        try rateLimiter.check(identity.userId, request.method == .get || request.method == .head ? .reads : .writes)
+        try rateLimiter.check(identity.userId, Self.operationClass(of: request))
         return identity
+    }
+
+    /// The budget a REST request with a client token counts against.
+    static func operationClass(of request: Request) -> OperationClass {
+        let reading = request.method == .get || request.method == .head
+        let path = request.uri.path
+        if !reading, path.hasPrefix("/v1/uploads/") || (request.method == .post && (path == "/v1/videos" || path == "/v1/videos/")) {
+            return .uploads
+        }
+        return reading ? .reads : .writes
     }
 
     /// The identity of a token, unless it was revoked (``TokenRevocation``).
