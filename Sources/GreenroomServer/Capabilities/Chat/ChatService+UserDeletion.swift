@@ -26,13 +26,17 @@ extension ChatService {
     }
 
     /// Deletes every message `userId` sent that is not deleted yet, in every channel it sent
-    /// in (``SentInRecord``; a member or not now), as `message.delete` deletes one: each is
+    /// in (``SentInRecord``; a member or not now) and every channel it belongs to (messages
+    /// stored before sent-in records were kept), as `message.delete` deletes one: each is
     /// emptied, its copies in the channel's stored events too, and the channel hears
     /// `message.deleted` for it, naming no actor. A channel's messages are read a page at a
     /// time.
     static func eraseMessages(of userId: String, in transaction: any StorageTransaction) async throws {
-        let channels = try await transaction.list(SentInRecord.self, RecordQuery(kind: SentInRecord.recordKind, scope: userId, limit: 1_000_000))
-        for channel in channels.map(\.channelId) {
+        let sentIn = try await transaction.list(SentInRecord.self, RecordQuery(kind: SentInRecord.recordKind, scope: userId, limit: 1_000_000))
+        let memberships = try await transaction.list(
+            MembershipRecord.self, RecordQuery(kind: MembershipRecord.recordKind, scope: userId, limit: 1_000_000))
+        let channels = Set(sentIn.map(\.channelId) + memberships.map(\.member.channelId)).sorted { $0.rawValue < $1.rawValue }
+        for channel in channels {
             guard try await transaction.load(ChannelRecord.self, id: channel.rawValue) != nil else { continue }
             var deleted: [String: ChatMessage] = [:]
             var announcements: [EventAppend] = []
