@@ -99,23 +99,25 @@ enum CLI {
         process.standardOutput = out
         process.standardError = err
         let running = Running(process: process)
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { running.output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if !data.isEmpty { running.errors.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+        // Each pipe is read to its end by a thread of its own, with blocking reads: no
+        // dispatch read source (`readabilityHandler`), whose file descriptor the pipe closes
+        // when it is released, possibly before the source's cancellation is done, which
+        // crashes libdispatch's event loop (a bad pointer in `_dispatch_event_loop_drain`).
+        let readers = DispatchGroup()
+        for (handle, text) in [(out.fileHandleForReading, running.output), (err.fileHandleForReading, running.errors)] {
+            readers.enter()
+            Thread {
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                }
+                readers.leave()
+            }.start()
         }
         process.terminationHandler = { _ in
-            // Let the pipes deliver what is left before reporting the exit.
-            let rest = out.fileHandleForReading.readDataToEndOfFile()
-            let restErr = err.fileHandleForReading.readDataToEndOfFile()
-            out.fileHandleForReading.readabilityHandler = nil
-            err.fileHandleForReading.readabilityHandler = nil
-            if !rest.isEmpty { running.output.withLock { $0 += String(decoding: rest, as: UTF8.self) } }
-            if !restErr.isEmpty { running.errors.withLock { $0 += String(decoding: restErr, as: UTF8.self) } }
-            running.didExit()
+            // Report the exit once the pipes delivered everything (their ends, after the exit).
+            readers.notify(queue: .global()) { running.didExit() }
         }
         try ChildProcesses.run(process)
         return running
