@@ -25,7 +25,7 @@ extension DeletionTests {
 
             // As if club's messages were sent before sent-in records were kept: found through
             // the membership instead (old's, a channel dave left, only through its record).
-            try await server.server.core.events.transact { try await $0.deleteRecord(kind: SentInRecord.recordKind, scope: "dave", id: "club") }
+            _ = try await server.server.core.events.transact { try await $0.deleteRecord(kind: SentInRecord.recordKind, scope: "dave", id: "club") }
             #expect(try await server.rest("DELETE", "/v1/users/dave?messages=shred").0 == 400)
             #expect(try await server.rest("DELETE", "/v1/users/dave?messages=erase").0 == 204)
             for (stream, text) in [("channel:club", "dave's"), ("channel:club", "swordfish"), ("channel:old", "dave's old")] {
