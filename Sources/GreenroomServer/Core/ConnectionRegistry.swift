@@ -77,21 +77,24 @@ final class ConnectionRegistry: Sendable {
     /// `holding`, only says whether a place is free.
     func reserve(user userId: String, limit: Int, holding: Bool = true, now: ContinuousClock.Instant = .now) -> Bool {
         state.withLock { state in
-            let reserved = (state.reservedByUser[userId] ?? []).filter { now - $0 < Self.reservationLifetime }
+            var places = Self.unlapsed(state.reservedByUser[userId] ?? [], now: now)
             let open = (state.openByUser[userId] ?? 0) - (state.closingByUser[userId] ?? 0)
-            guard open + reserved.count < limit else {
-                state.reservedByUser[userId] = reserved.isEmpty ? nil : reserved
-                return false
-            }
-            state.reservedByUser[userId] = holding ? reserved + [now] : (reserved.isEmpty ? nil : reserved)
-            if state.reservedByUser.count > Self.pruneReservationsAt {
-                state.reservedByUser = state.reservedByUser.compactMapValues { places in
-                    let live = places.filter { now - $0 < Self.reservationLifetime }
-                    return live.isEmpty ? nil : live
+            let free = open + places.count < limit
+            if free && holding { places.append(now) }
+            state.reservedByUser[userId] = places.isEmpty ? nil : places
+            if free, state.reservedByUser.count > Self.pruneReservationsAt {
+                state.reservedByUser = state.reservedByUser.compactMapValues { all in
+                    let places = Self.unlapsed(all, now: now)
+                    return places.isEmpty ? nil : places
                 }
             }
-            return true
+            return free
         }
+    }
+
+    /// The places of `places` held less than ``reservationLifetime`` ago.
+    private static func unlapsed(_ places: [ContinuousClock.Instant], now: ContinuousClock.Instant) -> [ContinuousClock.Instant] {
+        places.filter { now - $0 < reservationLifetime }
     }
 
     /// Whether a closed connection of `userId` is still being cleaned up.

@@ -45,10 +45,7 @@ extension ServerCore: RestAuthentication {
     }
 
     func resourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> String {
-        // Never past the session's own token, and within the scope it already had; its
-        // grants are the session's, good under the scope only.
-        let lifetime = min(ttl, identity.expiresAt.timeIntervalSinceNow)
-        return try await tokens.issue(userId: identity.userId, ttl: max(lifetime, 1), grants: identity.grants.sorted(), scope: identity.scope ?? scope)
+        try await issueResourceToken(for: identity, scope: scope, ttl: ttl).token
     }
 
     /// Checks the app backend's API key (`Authorization: Bearer KEY`).

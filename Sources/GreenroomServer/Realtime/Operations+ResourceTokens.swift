@@ -13,17 +13,24 @@ extension CommandRouter {
             guard ttl.isFinite, (60...43_200).contains(ttl) else {
                 throw GreenroomError(.invalidParameterValue, "ttl must be 60–43,200 seconds")
             }
-            let identity = context.identity
-            let lifetime = max(min(ttl, identity.expiresAt.timeIntervalSinceNow), 1)
-            let now = Date.wireNow
-            let token = try await context.core.tokens.issue(userId: identity.userId, ttl: lifetime, grants: identity.grants.sorted(),
-                                                           scope: identity.scope ?? args.scope, now: now)
-            return ResourceToken(token: token, scope: identity.scope ?? args.scope, expiresAt: now.addingTimeInterval(lifetime))
+            return try await context.core.issueResourceToken(for: context.identity, scope: args.scope, ttl: ttl)
         }
     }
 }
 
 extension ServerCore {
+    /// A token for `identity` good for `ttl` seconds and only for paths under `scope`: never
+    /// past the session's own token, and within the scope the session already had; its
+    /// grants are the session's, good under the scope only. REST's playlists and
+    /// `token.resource` both issue theirs here.
+    func issueResourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> ResourceToken {
+        let lifetime = max(min(ttl, identity.expiresAt.timeIntervalSinceNow), 1)
+        let now = Date.wireNow
+        let scope = identity.scope ?? scope
+        let token = try await tokens.issue(userId: identity.userId, ttl: lifetime, grants: identity.grants.sorted(), scope: scope, now: now)
+        return ResourceToken(token: token, scope: scope, expiresAt: now.addingTimeInterval(lifetime))
+    }
+
     /// The folders a resource token may be scoped to: one video's files, or one livestream's.
     static func checkResourceScope(_ scope: String) throws {
         for prefix in ["/v1/videos/", "/v1/livestreams/"] where scope.hasPrefix(prefix) && scope.hasSuffix("/") {

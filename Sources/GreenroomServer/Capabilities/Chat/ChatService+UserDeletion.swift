@@ -6,12 +6,15 @@ extension ChatService {
     /// channel it belongs to or is invited to (its operator role goes with its membership;
     /// each channel hears `member.left` or `invitation.declined`, naming no actor, and the
     /// user reads the channel no more), and its invitation preference goes. With
-    /// `eraseMessages`, every message it sent is deleted first (``eraseMessages(of:in:)``).
+    /// `eraseMessages`, every message it sent is deleted first
+    /// (``eraseMessages(of:memberOf:in:)``).
     static func forget(_ deletion: UserDeletion, in transaction: any StorageTransaction) async throws {
         let userId = deletion.userId
-        if deletion.eraseMessages { try await eraseMessages(of: userId, in: transaction) }
         let memberships = try await transaction.list(
             MembershipRecord.self, RecordQuery(kind: MembershipRecord.recordKind, scope: userId, limit: 1_000_000))
+        if deletion.eraseMessages {
+            try await eraseMessages(of: userId, memberOf: memberships.map(\.member.channelId), in: transaction)
+        }
         for membership in memberships {
             let id = membership.member.channelId
             guard let record = try await transaction.load(ChannelRecord.self, id: id.rawValue),
@@ -26,16 +29,14 @@ extension ChatService {
     }
 
     /// Deletes every message `userId` sent that is not deleted yet, in every channel it sent
-    /// in (``SentInRecord``; a member or not now) and every channel it belongs to (messages
-    /// stored before sent-in records were kept), as `message.delete` deletes one: each is
-    /// emptied, its copies in the channel's stored events too, and the channel hears
-    /// `message.deleted` for it, naming no actor. A channel's messages are read a page at a
-    /// time.
-    static func eraseMessages(of userId: String, in transaction: any StorageTransaction) async throws {
+    /// in (``SentInRecord``; a member or not now) and in `memberOf`, the channels it belongs
+    /// to (messages stored before sent-in records were kept), as `message.delete` deletes
+    /// one: each is emptied, its copies in the channel's stored events too, and the channel
+    /// hears `message.deleted` for it, naming no actor. A channel's messages are read a page
+    /// at a time.
+    static func eraseMessages(of userId: String, memberOf: [ChannelId], in transaction: any StorageTransaction) async throws {
         let sentIn = try await transaction.list(SentInRecord.self, RecordQuery(kind: SentInRecord.recordKind, scope: userId, limit: 1_000_000))
-        let memberships = try await transaction.list(
-            MembershipRecord.self, RecordQuery(kind: MembershipRecord.recordKind, scope: userId, limit: 1_000_000))
-        let channels = Set(sentIn.map(\.channelId) + memberships.map(\.member.channelId)).sorted { $0.rawValue < $1.rawValue }
+        let channels = Set(sentIn.map(\.channelId) + memberOf).sorted { $0.rawValue < $1.rawValue }
         for channel in channels {
             guard try await transaction.load(ChannelRecord.self, id: channel.rawValue) != nil else { continue }
             var deleted: [String: ChatMessage] = [:]
