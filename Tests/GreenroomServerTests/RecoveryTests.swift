@@ -109,6 +109,9 @@ struct RecoveryTests {
             try await server.server.publish(stream: "app:feed", data: ["n": 1])
             _ = try await collect(sub, count: 1)
             server.server.disconnectClients(userId: "alice")
+            // The close is asked for, not done: until the client has seen it, events could
+            // still reach it on the old connection.
+            try await eventually("the client saw the cut") { client.connectionState != .connected }
             // While it waits to reconnect, more than the retention is published at once.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 2...80 {
