@@ -19,6 +19,12 @@ public struct ClientConfiguration: Sendable {
     public var maxReconnectDelay: Duration = .seconds(10)
     /// How long a command waits for its reply (and for a connection, when sent while reconnecting).
     public var commandTimeout: Duration = .seconds(15)
+    /// Whether a command the server refused for its user's rate (`rateLimited` with a
+    /// `retryAfterMs`) is sent again after that wait, as long as the command timeout
+    /// allows (nothing was done: a refused command changes nothing). Off, the refusal is
+    /// thrown at once. Refusals without a wait (quotas: channels or videos per user) are
+    /// always thrown.
+    public var retriesRateLimitedCommands = true
     /// How long one connection attempt may take, from the TCP connect to the server's answer
     /// to the WebSocket upgrade; an attempt that takes longer is abandoned and retried.
     public var connectTimeout: Duration = .seconds(10)

@@ -5,12 +5,13 @@ extension GreenroomClient {
     /// operations, such as `ChatOperation.sendMessage`) fixes the types of both.
     ///
     /// Waits for the connection when the client is (re)connecting, up to the command
-    /// timeout. A refused command throws the server's `GreenroomError`; a connection lost
-    /// before the reply throws `connectionLost` (the outcome is unknown: resend with an
-    /// idempotency key where the operation takes one).
+    /// timeout. A command refused for its user's rate is sent again after the server's
+    /// `retryAfterMs` (see ``ClientConfiguration/retriesRateLimitedCommands``). Otherwise a
+    /// refused command throws the server's `GreenroomError`; a connection lost before the
+    /// reply throws `connectionLost` (the outcome is unknown: resend with an idempotency key
+    /// where the operation takes one).
     public func send<Args, Result>(_ op: WireOperation<Args, Result>, args: Args) async throws -> Result {
-        try await waitUntilReady()
-        let raw = try await sendNow(op.name, args: try RawJSON(encoding: args))
+        let raw = try await sendPaced(op.name, args: try RawJSON(encoding: args))
         do {
             return try raw.decode(as: Result.self)
         } catch {
@@ -21,8 +22,22 @@ extension GreenroomClient {
     /// Sends a command by name with raw arguments and returns its raw result (for tools
     /// that take an operation's name at run time, such as `greenroom call`).
     public func sendRaw(_ op: String, args: RawJSON? = nil) async throws -> RawJSON {
-        try await waitUntilReady()
-        return try await sendNow(op, args: args)
+        try await sendPaced(op, args: args)
+    }
+
+    /// Sends once connected; a refusal for the user's rate (with a wait) is sent again
+    /// after the wait while the command timeout allows.
+    private func sendPaced(_ op: String, args: RawJSON?) async throws -> RawJSON {
+        let deadline = ContinuousClock.now + configuration.commandTimeout
+        while true {
+            try await waitUntilReady()
+            do {
+                return try await sendNow(op, args: args)
+            } catch let error as GreenroomError where error.is(.rateLimited) && configuration.retriesRateLimitedCommands {
+                guard let wait = error.retryAfterMs.map({ Duration.milliseconds(max($0, 1)) }), .now + wait < deadline else { throw error }
+                try await Task.sleep(for: wait)
+            }
+        }
     }
 
     /// Sends on the current connection without waiting for `connected` (used to resubscribe).

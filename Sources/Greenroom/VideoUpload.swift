@@ -81,6 +81,10 @@ extension VideoSession {
                                                            headers: Self.chunkHeaders(offset: offset))
                     offset = Int64(try RawJSON(json: data)["offset"]?.numberValue ?? Double(offset + Int64(chunk.count)))
                     failures = 0
+                } catch let error as GreenroomError where error.is(.rateLimited) && error.retryAfterMs != nil
+                    && self.client.configuration.retriesRateLimitedCommands {
+                    // Over the user's upload budget: the same chunk again after the wait.
+                    try await Task.sleep(for: .milliseconds(max(error.retryAfterMs ?? 1, 1)))
                 } catch let error as GreenroomError where !error.isTransient && !error.is(.alreadyExists) {
                     throw error
                 } catch {

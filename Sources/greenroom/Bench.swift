@@ -77,6 +77,10 @@ final class BenchTarget: Sendable {
 
     var webSocketURL: String { ClientConfiguration(serverURL: baseURL).webSocketURL }
 
+    /// The grant that lifts a token's write budget: a load generator is not a person, and a
+    /// benchmark of what the server can store or fan out must not measure the budget.
+    static let unmetered = "rate:writes=off"
+
     func token(_ user: String, grants: [String] = ["app:*"]) async throws -> String {
         try await tokens.issue(userId: user, ttl: 6 * 3600, grants: grants)
     }

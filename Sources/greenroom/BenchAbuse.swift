@@ -5,8 +5,9 @@ import GreenroomProtocol
 
 /// `greenroom bench abuse`: what one abusive client costs a polite one. A polite client
 /// sends chat messages at a steady rate, one at a time, and its acknowledgement latency is
-/// measured alone, then beside an abusive client (another user) sending at ten times the
-/// write budget (`--write-budget` a second, bursts of twice that) whatever the answers.
+/// measured alone, beside a heavy client (another user) sending at exactly its write budget
+/// (`--write-budget` a second, bursts of twice that), then beside an abusive one sending at
+/// ten times the budget whatever the answers.
 /// The same is measured again on a server without a write budget, to show what it buys.
 struct BenchAbuse: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -42,31 +43,20 @@ struct BenchAbuse: AsyncParsableCommand {
                 figures["aloneFailed"] = .number(Double(alone.failed))
                 failures += alone.failed
             }
-            BenchReport.progress("the polite client beside the abusive one (\(name))")
-            let deadline = ContinuousClock.now + .seconds(seconds + 1)
             let token = try await target.token("abuser-\(run)")
-            let url = target.webSocketURL
-            let channelId = abuser.channelId.rawValue
-            let connections = abuserConnections
-            let flooding = Task {
-                try await withThrowingTaskGroup(of: PacedSenderHandler.Result.self) { group in
-                    for _ in 0..<connections {
-                        group.addTask {
-                            try await PacedSenderHandler.run(url: url, token: token, channelId: channelId, rate: abuserRate / Double(connections),
-                                                             deadline: deadline)
-                        }
-                    }
-                    return try await group.reduce(into: PacedSenderHandler.Result()) { total, one in
-                        total.sent += one.sent
-                        total.stored += one.stored
-                        total.rateLimited += one.rateLimited
-                        total.otherErrors += one.otherErrors
-                    }
-                }
+            if name == "limited" {
+                // A heavy user that keeps to its budget: what the budget itself costs others.
+                BenchReport.progress("the polite client beside a client at its budget, \(writeBudget) a second")
+                let (beside, heavy) = try await besideSender(polite, target: target, token: token, channel: abuser.channelId.rawValue,
+                                                             rate: Double(writeBudget))
+                figures["atBudgetP50Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 50))
+                figures["atBudgetP99Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 99))
+                figures["atBudgetFailed"] = .number(Double(beside.failed))
+                failures += beside.failed + heavy.otherErrors + heavy.rateLimited
+                try await Task.sleep(for: .seconds(2))
             }
-            try await Task.sleep(for: .milliseconds(500))
-            let beside = try await send(polite)
-            let flood = try await flooding.value
+            BenchReport.progress("the polite client beside the abusive one (\(name))")
+            let (beside, flood) = try await besideSender(polite, target: target, token: token, channel: abuser.channelId.rawValue, rate: abuserRate)
             figures["\(name)P50Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 50))
             figures["\(name)P99Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 99))
             figures["\(name)Failed"] = .number(Double(beside.failed))
@@ -81,6 +71,35 @@ struct BenchAbuse: AsyncParsableCommand {
         }
         try BenchReport.figures(figures)
         if failures > 0 { throw ExitCode(2) }
+    }
+
+    /// The polite client's latencies while another sends `message.send` at `rate` a second
+    /// over ``abuserConnections`` raw connections whatever the answers, and what became of
+    /// those.
+    func besideSender(_ polite: ChatChannelController, target: BenchTarget, token: String, channel channelId: String,
+                      rate: Double) async throws -> ((latencies: Latencies, failed: Int), PacedSenderHandler.Result) {
+        let deadline = ContinuousClock.now + .seconds(seconds + 1)
+        let url = target.webSocketURL
+        let connections = abuserConnections
+        let sending = Task {
+            try await withThrowingTaskGroup(of: PacedSenderHandler.Result.self) { group in
+                for _ in 0..<connections {
+                    group.addTask {
+                        try await PacedSenderHandler.run(url: url, token: token, channelId: channelId, rate: rate / Double(connections),
+                                                         deadline: deadline)
+                    }
+                }
+                return try await group.reduce(into: PacedSenderHandler.Result()) { total, one in
+                    total.sent += one.sent
+                    total.stored += one.stored
+                    total.rateLimited += one.rateLimited
+                    total.otherErrors += one.otherErrors
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        let beside = try await send(polite)
+        return (beside, try await sending.value)
     }
 
     /// A connected client of `user` with a channel of its own to send in.

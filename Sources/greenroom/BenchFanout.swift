@@ -86,7 +86,7 @@ struct BenchFanout: AsyncParsableCommand {
             connect: {
                 if via == "ws" {
                     for index in 0..<publishers {
-                        let token = try await target.token("bench-pub-\(index)", grants: ["publish:\(stream)"])
+                        let token = try await target.token("bench-pub-\(index)", grants: ["publish:\(stream)", BenchTarget.unmetered])
                         sockets.append(try await BenchSocketPublisher.connect(url: target.webSocketURL, token: token))
                     }
                     return sockets.map { publisher in

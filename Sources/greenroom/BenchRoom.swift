@@ -58,7 +58,7 @@ struct BenchRoom: AsyncParsableCommand {
         let target = try await BenchTarget.start(options, environment: ["GREENROOM_MEETING_PARTICIPANT_LIMIT": String(participants + 1)])
         defer { target.stop() }
         let host = GreenroomClient(serverURL: target.baseURL)
-        try await host.connect(token: try await target.token("bench-host", grants: ["app:*", MeetingGrant.allowMod]))
+        try await host.connect(token: try await target.token("bench-host", grants: ["app:*", MeetingGrant.allowMod, BenchTarget.unmetered]))
         let room = try await room(host)
         let stream = room.stream
         let head = try await logEvents(target, stream).count

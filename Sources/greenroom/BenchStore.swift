@@ -27,7 +27,7 @@ struct BenchStore: AsyncParsableCommand {
             var config = ClientConfiguration(serverURL: target.baseURL)
             config.commandTimeout = .seconds(120)
             let client = GreenroomClient(configuration: config)
-            try await client.connect(token: try await target.token("sender-\(run)-\(index)"))
+            try await client.connect(token: try await target.token("sender-\(run)-\(index)", grants: ["app:*", BenchTarget.unmetered]))
             let channel = try await client.createChannel(id: ChannelId("bench-\(run)-\(index)"))
             controllers.append(client.channelController(for: channel.id))
             clients.append(client)
@@ -42,7 +42,7 @@ struct BenchStore: AsyncParsableCommand {
         let start = Date()
         let results = try await withThrowingTaskGroup(of: RawSenderHandler.Result.self) { group in
             for (index, controller) in controllers.enumerated() {
-                let token = try await target.token("sender-\(run)-\(index)")
+                let token = try await target.token("sender-\(run)-\(index)", grants: ["app:*", BenchTarget.unmetered])
                 let channelId = controller.channelId.rawValue
                 group.addTask {
                     try await RawSenderHandler.run(url: url, token: token, channelId: channelId, window: window,

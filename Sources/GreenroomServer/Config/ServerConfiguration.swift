@@ -53,6 +53,10 @@ public struct ServerConfiguration: Sendable {
     public var writeQueueWait: TimeInterval = 5
     /// Each user's budget on a node by operation class (``RateLimits``).
     public var rateLimits = RateLimits()
+    /// Each connection's own budget by operation class
+    /// (`GREENROOM_RATE_<CLASS>_PER_CONNECTION`; by default its user's): set lower to keep one
+    /// connection of a user (a runaway tab) from spending the budget its others need.
+    public var connectionRateLimits = ConnectionRateLimits()
     /// Whether `GET /metrics` answers without the API key (`GREENROOM_METRICS_PUBLIC=1`;
     /// default no: the figures tell who is connected and how busy the node is).
     public var publicMetrics = false
@@ -174,12 +178,14 @@ public struct ServerConfiguration: Sendable {
         try value("GREENROOM_WRITE_QUEUE") { (v: Int) in config.writeQueueLimit = v }
         try value("GREENROOM_WRITE_QUEUE_WAIT_SECONDS") { (v: Double) in config.writeQueueWait = v }
         for kind in OperationClass.allCases {
-            let name = "GREENROOM_RATE_\(kind.rawValue.uppercased())"
-            guard let text = variables.text(name) else { continue }
-            guard let rate = RateLimits.parse(text) else {
-                throw GreenroomServerError.invalidConfiguration("\(name) must be PER_SECOND/BURST (e.g. 300/600) or off")
+            for perConnection in [false, true] {
+                let name = "GREENROOM_RATE_\(kind.rawValue.uppercased())\(perConnection ? "_PER_CONNECTION" : "")"
+                guard let text = variables.text(name) else { continue }
+                guard let rate = RateLimits.parse(text) else {
+                    throw GreenroomServerError.invalidConfiguration("\(name) must be PER_SECOND/BURST (e.g. 300/600) or off")
+                }
+                if perConnection { config.connectionRateLimits[kind] = .some(rate) } else { config.rateLimits.set(kind, rate) }
             }
-            config.rateLimits.set(kind, rate)
         }
         try value("GREENROOM_HEADER_TIMEOUT_SECONDS") { (v: Double) in config.headerTimeout = v }
         try value("GREENROOM_IDLE_TIMEOUT_SECONDS") { (v: Double) in config.idleTimeout = v }

@@ -74,7 +74,7 @@ final class ServerCore: Sendable {
             connections.revoke(user: userId, issuedUpTo: notBefore)
         }
         self.connections = connections
-        self.rateLimiter = RateLimiter(configuration.rateLimits)
+        self.rateLimiter = RateLimiter(configuration.rateLimits, perConnection: configuration.connectionRateLimits.over(configuration.rateLimits))
         self.nodeId = nodeId
         self.configuration = configuration
         self.storage = storage

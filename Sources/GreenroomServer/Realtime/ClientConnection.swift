@@ -50,11 +50,14 @@ final class ClientConnection: Sendable {
     private let byteLimit: Int
     private let metrics: ServerMetrics
     private let state = Locked(State())
+    /// Its rate budgets and its own token buckets (``RateLimiter``).
+    let budget: ConnectionBudget
 
-    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, limit: Int, byteLimit: Int = .max,
-         metrics: ServerMetrics) {
+    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, budget: ConnectionBudget,
+         limit: Int, byteLimit: Int = .max, metrics: ServerMetrics) {
         self.id = id
         self.identity = identity
+        self.budget = budget
         self.channel = channel
         self.wire = wire
         self.drainer = LoopDrainer.of(channel.eventLoop)

@@ -104,14 +104,14 @@ struct CommandRouter: Sendable {
             core.metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)
             let reason = (error as? DecodingError).map(Self.describe) ?? "not JSON"
             connection.send(Self.errorFrame(0, GreenroomError(.malformedFrame, "the frame is not a command {id, op, args}: \(reason)")))
-            return Self.hold(core.rateLimiter.refusal(connection.identity.userId, .reads))
+            return Self.hold(core.rateLimiter.refusal(connection, .reads))
         }
         guard let handler = handlers[command.op] else {
             core.metrics.command("unknown", outcome: ErrorCode.unknownOperation.name)
             connection.send(Self.errorFrame(command.id, GreenroomError(.unknownOperation, "no operation named \(command.op)")))
-            return Self.hold(core.rateLimiter.refusal(connection.identity.userId, .reads))
+            return Self.hold(core.rateLimiter.refusal(connection, .reads))
         }
-        if let refusal = core.rateLimiter.refusal(connection.identity.userId, OperationClass.of(op: command.op)) {
+        if let refusal = core.rateLimiter.refusal(connection, OperationClass.of(op: command.op)) {
             core.metrics.command(command.op, outcome: refusal.name)
             connection.send(Self.errorFrame(command.id, refusal))
             return Self.hold(refusal)

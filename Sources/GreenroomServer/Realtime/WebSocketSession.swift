@@ -27,7 +27,7 @@ extension ServerCore {
     /// refused while the server shuts down.
     func authenticate(_ request: Request) async throws -> Identity {
         let identity = try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
-        try rateLimiter.check(identity.userId, Self.operationClass(of: request))
+        try rateLimiter.check(identity, Self.operationClass(of: request))
         return identity
     }
 
@@ -99,7 +99,8 @@ extension ServerCore {
         let wire = WireHandler(interval: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
         let connection = ClientConnection(
             id: connections.nextId(), identity: identity, channel: channel, wire: NIOLoopBound(wire, eventLoop: channel.eventLoop),
-            limit: configuration.outboundQueueLimit, byteLimit: configuration.outboundQueueBytes, metrics: metrics)
+            budget: rateLimiter.budget(for: identity), limit: configuration.outboundQueueLimit,
+            byteLimit: configuration.outboundQueueBytes, metrics: metrics)
         // The handler lets go of the connection when it is removed, as the socket closes.
         wire.onWritable = { connection.socketWritable() }
         let queue = CommandQueue(connection: connection, core: self)
