@@ -37,6 +37,10 @@ let package = Package(
         // Tests make their own CA and server certificate for the TLS tests.
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"6.0.0"),
+        // The tests' REST client, generated from docs/openapi.json as an app's backend would.
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
         // `swift package generate-documentation`: the DocC catalogs of the SDK and the protocol.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin.git", from: "1.5.0"),
     ],
@@ -108,10 +112,23 @@ let package = Package(
             dependencies: ["GreenroomProtocol"],
             swiftSettings: strict
         ),
+        // A client of the REST API generated from docs/openapi.json (a link in its folder) by
+        // swift-openapi-generator's build plugin, as an app's backend would make one; only
+        // the tests use it.
+        .target(
+            name: "GreenroomGeneratedClient",
+            dependencies: [
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            path: "Tests/GreenroomGeneratedClient",
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
         .testTarget(
             name: "GreenroomServerTests",
             dependencies: [
-                "GreenroomServer", "Greenroom", "GreenroomProtocol", "GreenroomUI", "greenroom",
+                "GreenroomServer", "Greenroom", "GreenroomProtocol", "GreenroomUI", "greenroom", "GreenroomGeneratedClient",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 // chromedriver's answers have headers FoundationNetworking cannot read.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

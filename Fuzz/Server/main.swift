@@ -76,7 +76,7 @@ func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
 func checkRequest(_ bytes: [UInt8]) {
     guard let selector = bytes.first else { return }
     let text = String(decoding: bytes.dropFirst(), as: UTF8.self)
-    switch selector % 5 {
+    switch selector % 6 {
     case 0:
         // `after` on a stream: any UInt64 text, only 0...Int64.max accepted.
         if let after = try? RequestParsing.integer(text, name: "after", in: 0...UInt64(Int64.max)) {
@@ -97,6 +97,14 @@ func checkRequest(_ bytes: [UInt8]) {
             guard 0 <= first, first <= last, last < size else { fatalError("range \(first)-\(last) of \(size) from '\(text)'") }
             // The length the response announces.
             _ = last - first + 1
+        }
+    case 4:
+        // A path parameter: decoded once, or refused; text without escapes as it is, and
+        // what is decoded, escaped byte by byte, decodes to itself.
+        if let decoded = RequestParsing.percentDecoded(text) {
+            if !text.contains("%"), decoded != text { fatalError("'\(text)' without escapes decoded as '\(decoded)'") }
+            let escaped = decoded.utf8.map { byte in "%" + String(byte, radix: 16).leftPadded }.joined()
+            guard RequestParsing.percentDecoded(escaped) == decoded else { fatalError("'\(decoded)' does not survive escaping") }
         }
     default:
         // A bearer credential comes back without its scheme and surrounding blanks.
@@ -226,3 +234,9 @@ var arguments = CommandLine.argc
 var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
 _ = mode
 exit(LLVMFuzzerRunDriver(&arguments, &argv) { data, size in fuzzServer(data, size) })
+
+extension String {
+    /// Two hex digits: a leading zero for one.
+    var leftPadded: String { count == 1 ? "0" + self : self }
+}
+

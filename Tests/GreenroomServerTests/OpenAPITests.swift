@@ -13,6 +13,32 @@ struct OpenAPITests {
             .appendingPathComponent("docs/openapi.json")
     }
 
+    @Test("nullable fields are written the way swift-openapi-generator keeps them: \"type\": [T, \"null\"], never a null branch of anyOf or oneOf, nor 3.0's nullable")
+    func nullablesGeneratorsKeep() throws {
+        let document = try RawJSON(json: Data(contentsOf: Self.repositoryCopy))
+        var dropped: [String] = []
+        func walk(_ value: RawJSON, _ path: String) {
+            if let object = value.dictionaryValue {
+                for key in ["anyOf", "oneOf"] {
+                    if let branches = object[key]?.arrayValue, branches.contains(where: { $0["type"]?.stringValue == "null" }) {
+                        dropped.append("\(path)/\(key)")
+                    }
+                }
+                if object["nullable"] != nil { dropped.append("\(path)/nullable") }
+                for (key, child) in object { walk(child, "\(path)/\(key)") }
+            } else if let array = value.arrayValue {
+                for (index, child) in array.enumerated() { walk(child, "\(path)/\(index)") }
+            }
+        }
+        walk(document, "")
+        #expect(dropped.isEmpty, "the generator drops these fields: \(dropped)")
+        // Every page's cursor is one of them, and is there.
+        for page in ["ChannelPage", "UserPage", "VideoPage", "LiveEventPage", "MeetingPage", "WebhookDeliveryPage"] {
+            let types = document["components"]?["schemas"]?[page]?["properties"]?["next"]?["type"]?.arrayValue?.compactMap(\.stringValue)
+            #expect(types == ["string", "null"], "\(page)")
+        }
+    }
+
     @Test("GET /openapi.json serves docs/openapi.json; its operations and the router's routes are the same set; every operation has an id, a default error answer and a known security scheme")
     func agreesWithRouter() async throws {
         try await withServer { server in

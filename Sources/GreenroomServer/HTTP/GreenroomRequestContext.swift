@@ -18,6 +18,23 @@ struct GreenroomRequestContext: RequestContext {
     var responseEncoder: JSONEncoder { WireCoding.encoder }
 }
 
+extension RequestContext {
+    /// The path parameter `name` (a route's `{name}`), percent-decoded once as RFC 3986
+    /// says a server decodes a path segment: clients generated from the OpenAPI document
+    /// encode every path parameter, so `app%3Ascores` is `app:scores` and `a%20b` is `a b`.
+    /// An escape that is not `%` and two hex digits, or bytes that are not UTF-8, are
+    /// refused with `invalidParameterValue`.
+    func pathParameter(_ name: String) throws -> String {
+        guard let raw = parameters.get(name) else {
+            throw GreenroomError(.invalidParameterValue, "the path has no \(name)")
+        }
+        guard let decoded = RequestParsing.percentDecoded(raw) else {
+            throw GreenroomError(.invalidParameterValue, "\(name) in the path is not valid percent-encoded UTF-8: \(raw)")
+        }
+        return decoded
+    }
+}
+
 /// A ``GreenroomError`` as an HTTP response: a status from its code and the JSON body
 /// `{"error": {"code", "name", "message"}}`.
 struct HTTPGreenroomError: HTTPResponseError {

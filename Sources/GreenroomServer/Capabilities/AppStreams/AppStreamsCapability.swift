@@ -62,7 +62,7 @@ struct AppStreamsCapability: Capability {
         group.post(":stream/events") { request, context in
             try auth.requireAPIKey(request)
             let args = try await request.decode(as: PublishArgs.self, context: context)
-            let append = try Self.validated(stream: try context.parameters.require("stream"), args)
+            let append = try Self.validated(stream: try context.pathParameter("stream"), args)
             let outcome = try await events.append(append)
             return try jsonResponse(outcome.event, status: outcome.duplicate ? .ok : .created)
         }
@@ -86,7 +86,7 @@ struct AppStreamsCapability: Capability {
         }
         group.get(":stream/events") { request, context in
             try auth.requireAPIKey(request)
-            let stream = try context.parameters.require("stream")
+            let stream = try context.pathParameter("stream")
             guard StreamName.isValid(stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name \(stream)") }
             let after = try request.integerQuery("after", in: 0...UInt64(Int64.max)) ?? 0
             let limit = try request.integerQuery("limit", in: 1...1000) ?? 100

@@ -19,19 +19,19 @@ extension ChatCapability {
         }
         group.get(":id/members") { request, context in
             try auth.requireAPIKey(request)
-            let id = ChannelId(try context.parameters.require("id"))
+            let id = ChannelId(try context.pathParameter("id"))
             _ = try await ChatService.channel(chat.storage, id)
             let members = try await chat.storage.list(MemberRecord.self, RecordQuery(kind: MemberRecord.recordKind, scope: id.rawValue, limit: 10_000))
             return try jsonResponse(members.map(\.member))
         }
         group.delete(":id/members/:userId") { request, context in
             try auth.requireAPIKey(request)
-            try await chat.leave(ChannelId(try context.parameters.require("id")), userId: try context.parameters.require("userId"), byBackend: true)
+            try await chat.leave(ChannelId(try context.pathParameter("id")), userId: try context.pathParameter("userId"), byBackend: true)
             return Response(status: .noContent)
         }
         group.get(":id/messages") { request, context in
             try auth.requireAPIKey(request)
-            let id = ChannelId(try context.parameters.require("id"))
+            let id = ChannelId(try context.pathParameter("id"))
             _ = try await ChatService.channel(chat.storage, id)
             var query = RecordQuery(kind: MessageRecord.recordKind, scope: id.rawValue)
             query.descending = true
@@ -41,7 +41,7 @@ extension ChatCapability {
         }
         group.delete(":id/messages/:messageId") { request, context in
             try auth.requireAPIKey(request)
-            let ref = MessageRef(channelId: ChannelId(try context.parameters.require("id")), messageId: try context.parameters.require("messageId"))
+            let ref = MessageRef(channelId: ChannelId(try context.pathParameter("id")), messageId: try context.pathParameter("messageId"))
             return try jsonResponse(try await chat.deleteMessage(ref, by: nil))
         }
     }

@@ -23,13 +23,13 @@ extension ChatCapability {
         }
         group.get(":id") { request, context in
             try auth.requireAPIKey(request)
-            let id = ChannelId(try context.parameters.require("id"))
+            let id = ChannelId(try context.pathParameter("id"))
             return try jsonResponse(try await ChatService.channel(chat.storage, id).channel)
         }
         group.patch(":id") { request, context in
             try auth.requireAPIKey(request)
             var body = try await Self.object(request, context)
-            body["channelId"] = .string(try context.parameters.require("id"))
+            body["channelId"] = .string(try context.pathParameter("id"))
             let args = try RawJSON.dictionary(body).decode(as: ChannelPartialUpdateArgs.self)
             return try jsonResponse(try await chat.partialUpdate(args, by: nil))
         }
@@ -39,15 +39,15 @@ extension ChatCapability {
             guard let sender = body["userId"]?.stringValue else {
                 throw GreenroomError(.invalidParameterValue, "userId is required: the member the message is sent as")
             }
-            body["channelId"] = .string(try context.parameters.require("id"))
+            body["channelId"] = .string(try context.pathParameter("id"))
             let args = try RawJSON.dictionary(body).decode(as: MessageSendArgs.self)
             return try jsonResponse(try await chat.send(args, by: sender), status: .created)
         }
         group.patch(":id/messages/:messageId") { request, context in
             try auth.requireAPIKey(request)
             var body = try await Self.object(request, context)
-            body["channelId"] = .string(try context.parameters.require("id"))
-            body["messageId"] = .string(try context.parameters.require("messageId"))
+            body["channelId"] = .string(try context.pathParameter("id"))
+            body["messageId"] = .string(try context.pathParameter("messageId"))
             let args = try RawJSON.dictionary(body).decode(as: MessagePartialUpdateArgs.self)
             return try jsonResponse(try await chat.partialUpdateMessage(args, by: nil))
         }

@@ -23,11 +23,11 @@ extension LiveEventsCapability {
         }
         group.get("{id}") { request, context in
             try auth.requireAPIKey(request)
-            return try jsonResponse(try await service.get(try context.parameters.require("id")))
+            return try jsonResponse(try await service.get(try context.pathParameter("id")))
         }
         group.post("{id}/end") { request, context in
             try auth.requireAPIKey(request)
-            return try jsonResponse(try await service.end(try context.parameters.require("id"), by: Identity.backendUserId))
+            return try jsonResponse(try await service.end(try context.pathParameter("id"), by: Identity.backendUserId))
         }
     }
 }

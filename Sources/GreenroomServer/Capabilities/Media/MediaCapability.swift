@@ -25,8 +25,8 @@ struct MediaCapability: Capability {
         let auth = routes.auth
         let livestreams = livestreams
         routes.router.get("/v1/livestreams/{stream}/{file}") { request, context in
-            let name = try context.parameters.require("file")
-            let stream = try context.parameters.require("stream")
+            let name = try context.pathParameter("file")
+            let stream = try context.pathParameter("stream")
             let identity = try await auth.authenticateUserOrBackend(request)
             let url = try await livestreams.file(stream, name: name, identity: identity)
             return try await HLSResponse.make(request, file: url) {

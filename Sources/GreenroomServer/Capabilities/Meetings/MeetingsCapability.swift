@@ -44,7 +44,7 @@ struct MeetingsCapability: Capability {
         }
         router.get("/v1/meetings/{id}") { request, context in
             try auth.requireAPIKey(request)
-            return try jsonResponse(try await meetings.current(try context.parameters.require("id")))
+            return try jsonResponse(try await meetings.current(try context.pathParameter("id")))
         }
         // Every meeting, newest first, with its participants (the console's list).
         router.get("/v1/meetings") { request, _ in
@@ -61,7 +61,7 @@ struct MeetingsCapability: Capability {
         // The app's backend ends a meeting as a moderator would.
         router.post("/v1/meetings/{id}/end") { request, context in
             try auth.requireAPIKey(request)
-            let id = try context.parameters.require("id")
+            let id = try context.pathParameter("id")
             try await meetings.end(id, identity: .backend)
             return try jsonResponse(try await meetings.current(id))
         }

@@ -23,17 +23,17 @@ extension UsersCapability {
         }
         group.get(":id") { request, context in
             try auth.requireAPIKey(request)
-            return try jsonResponse(try await users.get(try context.parameters.require("id")))
+            return try jsonResponse(try await users.get(try context.pathParameter("id")))
         }
         group.put(":id") { request, context in
             try auth.requireAPIKey(request)
             let args = try await request.decode(as: UserUpdateArgs.self, context: context)
-            return try jsonResponse(try await users.update(try context.parameters.require("id"), args))
+            return try jsonResponse(try await users.update(try context.pathParameter("id"), args))
         }
         group.patch(":id") { request, context in
             try auth.requireAPIKey(request)
             let args = try await request.decode(as: UserPartialUpdateArgs.self, context: context)
-            return try jsonResponse(try await users.partialUpdate(try context.parameters.require("id"), args))
+            return try jsonResponse(try await users.partialUpdate(try context.pathParameter("id"), args))
         }
         group.delete(":id") { request, context in
             try auth.requireAPIKey(request)
@@ -43,12 +43,12 @@ extension UsersCapability {
             case "erase": erase = true
             case let other?: throw GreenroomError(.invalidParameterValue, "messages must be keep or erase, not \(other)")
             }
-            try await users.delete(try context.parameters.require("id"), eraseMessages: erase)
+            try await users.delete(try context.pathParameter("id"), eraseMessages: erase)
             return Response(status: .noContent)
         }
         group.post(":id/revoke-tokens") { request, context in
             try auth.requireAPIKey(request)
-            let id = try context.parameters.require("id")
+            let id = try context.pathParameter("id")
             let notBefore = try await users.revokeTokens(id)
             return try jsonResponse(TokensRevoked(userId: id, notBefore: notBefore))
         }

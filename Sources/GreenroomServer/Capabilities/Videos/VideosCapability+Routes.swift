@@ -32,43 +32,43 @@ extension VideosCapability {
                 oldestFirst: query["sort"] == "oldest", limit: limit, cursor: query["cursor"].map(String.init), identity: identity))
         }
         videos.get("{id}") { request, context in
-            try jsonResponse(try await service.get(try context.parameters.require("id"), identity: try await auth.authenticateUserOrBackend(request)))
+            try jsonResponse(try await service.get(try context.pathParameter("id"), identity: try await auth.authenticateUserOrBackend(request)))
         }
         videos.patch("{id}") { request, context in
             let identity = try await auth.authenticateUserOrBackend(request)
             let args = try await request.decode(as: VideoUpdateArgs.self, context: context)
-            return try jsonResponse(try await service.update(try context.parameters.require("id"), args, identity: identity))
+            return try jsonResponse(try await service.update(try context.pathParameter("id"), args, identity: identity))
         }
         videos.delete("{id}") { request, context in
-            try await service.delete(try context.parameters.require("id"), identity: try await auth.authenticateUserOrBackend(request))
+            try await service.delete(try context.pathParameter("id"), identity: try await auth.authenticateUserOrBackend(request))
             return Response(status: .noContent)
         }
         videos.get("{id}/file") { request, context in
-            try await Self.serveFile(service, auth, request, id: try context.parameters.require("id"), thumbnail: false)
+            try await Self.serveFile(service, auth, request, id: try context.pathParameter("id"), thumbnail: false)
         }
         videos.get("{id}/thumbnail") { request, context in
-            try await Self.serveFile(service, auth, request, id: try context.parameters.require("id"), thumbnail: true)
+            try await Self.serveFile(service, auth, request, id: try context.pathParameter("id"), thumbnail: true)
         }
         videos.get("{id}/index.m3u8") { request, context in
-            try await Self.serveHLS(service, auth, request, id: try context.parameters.require("id"), path: "index.m3u8")
+            try await Self.serveHLS(service, auth, request, id: try context.pathParameter("id"), path: "index.m3u8")
         }
         videos.get("{id}/hls/{rendition}/{file}") { request, context in
-            let path = "\(try context.parameters.require("rendition"))/\(try context.parameters.require("file"))"
-            return try await Self.serveHLS(service, auth, request, id: try context.parameters.require("id"), path: path)
+            let path = "\(try context.pathParameter("rendition"))/\(try context.pathParameter("file"))"
+            return try await Self.serveHLS(service, auth, request, id: try context.pathParameter("id"), path: path)
         }
         let uploads = router.group("/v1/uploads")
         uploads.get("{id}") { request, context in
-            let upload = try await service.upload(try context.parameters.require("id"), identity: try await auth.authenticate(request))
+            let upload = try await service.upload(try context.pathParameter("id"), identity: try await auth.authenticate(request))
             return try jsonResponse(["offset": service.offset(upload)])
         }
         uploads.patch("{id}") { request, context in
             let identity = try await auth.authenticate(request)
             let offset = try RequestParsing.uploadOffset(request.headers[Self.uploadOffset])
-            let reached = try await service.append(try context.parameters.require("id"), at: offset, body: request.body.map(\.readableBytesView), identity: identity)
+            let reached = try await service.append(try context.pathParameter("id"), at: offset, body: request.body.map(\.readableBytesView), identity: identity)
             return try jsonResponse(["offset": reached])
         }
         uploads.post("{id}/complete") { request, context in
-            try jsonResponse(try await service.complete(try context.parameters.require("id"), identity: try await auth.authenticate(request)))
+            try jsonResponse(try await service.complete(try context.pathParameter("id"), identity: try await auth.authenticate(request)))
         }
     }
 

@@ -37,24 +37,24 @@ struct WebhooksCapability: Capability {
         }
         group.get("{id}") { request, context in
             try auth.requireAPIKey(request)
-            return try jsonResponse(try await service.get(try context.parameters.require("id")))
+            return try jsonResponse(try await service.get(try context.pathParameter("id")))
         }
         group.delete("{id}") { request, context in
             try auth.requireAPIKey(request)
-            try await service.delete(try context.parameters.require("id"))
+            try await service.delete(try context.pathParameter("id"))
             return Response(status: .noContent)
         }
         group.get("{id}/parked") { request, context in
             try auth.requireAPIKey(request)
             let limit = try request.integerQuery("limit", in: 1...500) ?? 100
             let cursor = request.uri.queryParameters["cursor"].map(String.init)
-            return try jsonResponse(try await service.parked(try context.parameters.require("id"), limit: limit, cursor: cursor))
+            return try jsonResponse(try await service.parked(try context.pathParameter("id"), limit: limit, cursor: cursor))
         }
         group.post("{id}/replay") { request, context in
             try auth.requireAPIKey(request)
             let body = try await request.body.collect(upTo: 64 * 1024)
             let args = body.readableBytes == 0 ? nil : try WireCoding.decode(WebhookReplayArgs.self, from: Data(buffer: body))
-            return try jsonResponse(try await service.replay(try context.parameters.require("id"), deliveryId: args?.deliveryId))
+            return try jsonResponse(try await service.replay(try context.pathParameter("id"), deliveryId: args?.deliveryId))
         }
     }
 }
