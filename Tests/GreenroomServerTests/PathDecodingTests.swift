@@ -51,6 +51,27 @@ struct PathDecodingTests {
         }
     }
 
+    @Test("every route reads its path parameters through pathParameter, which decodes them: no other code reads context.parameters")
+    func everyRouteDecodes() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/GreenroomServer")
+        let files = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil)?.allObjects as? [URL])
+            .filter { $0.pathExtension == "swift" }
+        #expect(files.count > 50)
+        var raw: [String] = []
+        var decoding = 0
+        for file in files {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            decoding += text.components(separatedBy: ".pathParameter(").count - 1
+            guard file.lastPathComponent != "GreenroomRequestContext.swift" else { continue }
+            for marker in ["parameters.get(", "parameters.require(", "parameters.getCatchAll(", "parameters["] where text.contains(marker) {
+                raw.append("\(file.lastPathComponent): \(marker)")
+            }
+        }
+        #expect(raw.isEmpty, "path parameters read without decoding: \(raw)")
+        #expect(decoding >= 37, "\(decoding) reads through pathParameter")
+    }
+
     /// `GET path` written byte for byte (Foundation's URL would not carry a malformed
     /// escape), with the API key; the status and the JSON body.
     static func rawGet(_ server: TestServer, _ path: String) async throws -> (Int, RawJSON) {
