@@ -29,7 +29,8 @@ extension LivestreamEngine {
             if let reason { logger.warning("livestream of \(stream): \(reason); starting ffmpeg again") }
             await relaunch(stream, generation: current.generation, sources: desired, reason: reason)
         } else if current.info.status == .LIVESTREAM_STARTING, let launched = current.launchedAt,
-                  let modified = playlistModified(stream), modified >= launched.addingTimeInterval(-1), isPlayable(stream) {
+                  let modified = playlistModified(stream), modified >= launched.addingTimeInterval(-1),
+                  modified > current.earlierPlaylist ?? .distantPast, isPlayable(stream) {
             var info = current.info
             info.status = .LIVESTREAM_STARTED
             info.reason = nil
@@ -78,6 +79,9 @@ extension LivestreamEngine {
         }
         let encoder = LivestreamEncoder(tiles: tiles)
         let folder = folder(stream)
+        // The playlist as the ffmpeg before left it: the new one has started when it writes
+        // after this, not when this one's last write was recent.
+        let earlierPlaylist = playlistModified(stream)
         var process: Process?
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -119,6 +123,7 @@ extension LivestreamEngine {
             run.process = process
             run.forwarders = forwarders
             run.launchedAt = launchedAt
+            run.earlierPlaylist = earlierPlaylist
             run.info.layout = layout
             run.info.sharing = sharing
             if let reason {

@@ -65,6 +65,8 @@ final class LivestreamEngine: Service, Sendable {
         var process: Process?
         /// When the current ffmpeg was started.
         var launchedAt: Date?
+        /// When the playlist was last written before it (by an earlier ffmpeg), if it was.
+        var earlierPlaylist: Date?
     }
 
     init(media: MediaPlane, events: EventLog, ffmpeg: String?, root: URL, limit: Int, nodeId: String, logger: Logger,
