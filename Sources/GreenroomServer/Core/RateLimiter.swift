@@ -273,10 +273,10 @@ final class RateLimiter: Sendable {
         ConnectionBudget(user: limits.applying(grants: identity.grants), connection: connectionLimits.applying(grants: identity.grants))
     }
 
-    /// Takes a token of `kind` for `user` at `rate` (the node's unless given); `nil` when
-    /// there was one, else how many milliseconds until there is.
-    func take(_ user: String, _ kind: OperationClass, rate given: Rate?? = nil, now: ContinuousClock.Instant = .now) -> Int? {
-        guard let rate = given ?? limits.rate(for: kind) else { return nil }
+    /// Takes a token of `kind` for `user` at `rate` (`nil`: no budget); `nil` when there was
+    /// one, else how many milliseconds until there is.
+    func take(_ user: String, _ kind: OperationClass, at rate: Rate?, now: ContinuousClock.Instant = .now) -> Int? {
+        guard let rate else { return nil }
         let key = Key(user: user, kind: kind)
         return buckets.withLock { all -> Int? in
             var bucket = all[key] ?? TokenBucket(rate, now: now)
@@ -296,7 +296,7 @@ final class RateLimiter: Sendable {
         if let wait = connection.budget.take(kind, now: now) {
             return Self.refusal("too many \(kind.rawValue) on this connection of \(user)", wait)
         }
-        return take(user, kind, rate: .some(connection.budget.user.rate(for: kind)), now: now).map {
+        return take(user, kind, at: connection.budget.user.rate(for: kind), now: now).map {
             Self.refusal("too many \(kind.rawValue) for \(user)", $0)
         }
     }
@@ -305,7 +305,7 @@ final class RateLimiter: Sendable {
     /// of `kind` at the budget its token sets (a REST call: no connection of its own).
     func check(_ identity: Identity, _ kind: OperationClass) throws {
         let rate = identity.grants.isEmpty ? limits.rate(for: kind) : limits.applying(grants: identity.grants).rate(for: kind)
-        if let wait = take(identity.userId, kind, rate: .some(rate)) {
+        if let wait = take(identity.userId, kind, at: rate) {
             throw Self.refusal("too many \(kind.rawValue) for \(identity.userId)", wait)
         }
     }
