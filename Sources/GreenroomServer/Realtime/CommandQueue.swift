@@ -36,21 +36,41 @@ final class CommandQueue: Sendable {
 
     /// Queues a command's text (on the event loop, as its frame arrives); starts the task
     /// that runs commands when none is running.
+    ///
+    /// Reads pause as the ``pauseAt``-th command waits. A read of the socket that is under
+    /// way still hands on the frames it holds (at most a read's bytes, 4 × 64 KB), so a
+    /// connection makes the server hold at most that beyond ``pauseAt`` commands.
     func received(_ text: ByteBuffer) {
-        let (start, pause) = state.withLock { state -> (Bool, Bool) in
-            guard !state.closed else { return (false, false) }
+        let (start, pause, queued) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard !state.closed else { return (false, false, false) }
             state.pending.append(text)
             let start = !state.running
             state.running = true
             let pause = !state.readsPaused && state.pending.count >= Self.pauseAt
             if pause { state.readsPaused = true }
-            return (start, pause)
+            return (start, pause, true)
         }
+        if queued { core.metrics.commandsQueued(by: 1) }
         if pause {
             core.metrics.readsPaused()
-            connection.channel.setOption(ChannelOptions.autoRead, value: false).whenFailure { _ in }
+            applyReads()
         }
         if start { Task { await self.run() } }
+    }
+
+    /// Sets the socket's reading to what the state asks now, on the event loop. Pauses
+    /// are decided on the loop and resumes on the task that runs commands; each decision
+    /// applies the state as it is when it runs rather than its own, so that a resume
+    /// decided before a pause but applied after it cannot leave the socket read while
+    /// the queue is full.
+    private func applyReads() {
+        let channel = connection.channel
+        guard channel.eventLoop.inEventLoop else {
+            channel.eventLoop.execute { self.applyReads() }
+            return
+        }
+        let paused = state.withLock { $0.readsPaused }
+        channel.setOption(ChannelOptions.autoRead, value: !paused).whenFailure { _ in }
     }
 
     private func run() async {
@@ -65,7 +85,8 @@ final class CommandQueue: Sendable {
                 if resume { state.readsPaused = false }
                 return (next, resume, [])
             }
-            if resume { connection.channel.setOption(ChannelOptions.autoRead, value: true).whenFailure { _ in } }
+            if next != nil { core.metrics.commandsQueued(by: -1) }
+            if resume { applyReads() }
             guard let next else {
                 for waiter in waiters { waiter.resume() }
                 return
@@ -100,13 +121,15 @@ final class CommandQueue: Sendable {
     /// pipelined sends before it, have finished.
     func close() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let idle = state.withLock { state -> Bool in
+            let (idle, dropped) = state.withLock { state -> (Bool, Int) in
                 state.closed = true
+                let dropped = state.pending.count
                 state.pending.removeAll()
-                if !state.running { return true }
+                if !state.running { return (true, dropped) }
                 state.idleWaiters.append(continuation)
-                return false
+                return (false, dropped)
             }
+            core.metrics.commandsQueued(by: -dropped)
             if idle { continuation.resume() }
         }
         await pipeline.waitUntilIdle()

@@ -13,6 +13,8 @@ public final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let connectionsGauge: Metrics.Gauge
     private let connectionCount = Atomic<Int>(0)
+    private let queuedGauge: Metrics.Gauge
+    private let queuedCount = Atomic<Int>(0)
     private let delivered: Metrics.Counter
     private let drops: Metrics.Counter
     private let appended: Metrics.Counter
@@ -29,6 +31,7 @@ public final class ServerMetrics: Sendable {
     public init() {
         factory = PrometheusMetricsFactory(registry: registry)
         connectionsGauge = Metrics.Gauge(label: "greenroom_connections", dimensions: [], factory: factory)
+        queuedGauge = Metrics.Gauge(label: "greenroom_commands_queued", dimensions: [], factory: factory)
         delivered = Metrics.Counter(label: "greenroom_events_delivered_total", dimensions: [], factory: factory)
         drops = Metrics.Counter(label: "greenroom_outbound_queue_drops_total", dimensions: [], factory: factory)
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
@@ -47,6 +50,17 @@ public final class ServerMetrics: Sendable {
 
     /// The number of open WebSocket connections.
     public var connections: Int { connectionCount.load(ordering: .relaxed) }
+
+    /// Counts commands read from sockets and not yet run (+) or run or dropped (-).
+    func commandsQueued(by delta: Int) {
+        guard delta != 0 else { return }
+        let now = queuedCount.add(delta, ordering: .relaxed).newValue
+        queuedGauge.record(now)
+    }
+
+    /// The commands read from every connection's socket and not yet run: what clients that
+    /// send faster than their commands run make the server hold.
+    public var queuedCommands: Int { queuedCount.load(ordering: .relaxed) }
 
     /// Counts a command by operation and outcome (`ok` or an error name).
     func command(_ op: String, outcome: String) {
