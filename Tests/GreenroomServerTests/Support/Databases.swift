@@ -6,19 +6,25 @@ import Testing
 
 /// Where the tests find the services they need, from environment variables.
 ///
-/// Without `GREENROOM_TEST_POSTGRES_URL` a PostgreSQL test skips and says why (see ``Skips``);
-/// with `GREENROOM_REQUIRE_ALL=1` (as CI sets) that skip is a failure.
+/// PostgreSQL tests use the server `GREENROOM_TEST_POSTGRES_URL` names, or else one of their
+/// own (``PrivatePostgres``) when PostgreSQL is installed; without either they skip and say
+/// why (see ``Skips``). With `GREENROOM_REQUIRE_ALL=1` (as CI sets) a skip is a failure.
 enum TestEnvironment {
     static var requireAll: Bool { ProcessInfo.processInfo.environment["GREENROOM_REQUIRE_ALL"] == "1" }
 
     static var postgresAdminURL: String? {
-        ProcessInfo.processInfo.environment["GREENROOM_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if let named = ProcessInfo.processInfo.environment["GREENROOM_TEST_POSTGRES_URL"], !named.isEmpty { return named }
+        return try? PrivatePostgres.started.get()
     }
 
     /// The admin URL, or `nil` after reporting the skip (a failure under REQUIRE_ALL).
     static func postgres(for what: String) -> String? {
         if let url = postgresAdminURL { return url }
-        Skips.skip(what, because: "no PostgreSQL: set GREENROOM_TEST_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres")
+        let why = switch PrivatePostgres.started {
+        case .success: ""
+        case .failure(let failure): failure.description
+        }
+        Skips.skip(what, because: "no PostgreSQL: \(why); or set GREENROOM_TEST_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres")
         return nil
     }
 
