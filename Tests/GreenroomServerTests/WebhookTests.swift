@@ -139,10 +139,13 @@ struct WebhookTests {
         let directory = TestServer.makeDataDirectory()
         let port = try await WebhookReceiver.freePort()
         let secret = "test-secret-0123456789"
+        // Nothing listens until the restart, so every attempt of the first node fails: with
+        // 100 attempts at most a second apart, none is parked (which would keep it from
+        // the restarted node) unless the sends and the kill take a minute and a half.
         let environment = [
             "GREENROOM_WEBHOOK_URL": "http://127.0.0.1:\(port)/hooks", "GREENROOM_WEBHOOK_SECRET": secret, "GREENROOM_WEBHOOK_ALLOW_PRIVATE": "1",
             "GREENROOM_WEBHOOK_EVENTS": "message.new", "GREENROOM_WEBHOOK_TIMEOUT_SECONDS": "1",
-            "GREENROOM_WEBHOOK_RETRY_SECONDS": "0.05", "GREENROOM_WEBHOOK_RETRY_CAP_SECONDS": "0.2",
+            "GREENROOM_WEBHOOK_RETRY_SECONDS": "0.05", "GREENROOM_WEBHOOK_RETRY_CAP_SECONDS": "1", "GREENROOM_WEBHOOK_MAX_ATTEMPTS": "100",
         ]
         let arguments = ["--port", "0", "--data-dir", directory]
         let (first, base) = try await CLI.serve(arguments, environment: environment)
