@@ -151,9 +151,7 @@ public final class GreenroomClient: Sendable {
     static func subject(ofToken token: String) -> String? {
         let parts = token.split(separator: ".")
         guard parts.count == 3 else { return nil }
-        var payload = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while payload.count % 4 != 0 { payload += "=" }
-        guard let data = Data(base64Encoded: payload), let claims = try? RawJSON(json: data) else { return nil }
+        guard let data = Base64URL.decode(parts[1]), let claims = try? RawJSON(json: data) else { return nil }
         return claims["sub"]?.stringValue
     }
 

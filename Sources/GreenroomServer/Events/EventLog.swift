@@ -122,8 +122,7 @@ final class EventLog: Service, Sendable {
     func run() async throws {
         // On the storage's own writing thread when it has one (SQLite's): the batch's
         // statements, its commit and the hand-off of its events run there without a hop
-        // between threads per batch (bench store on SQLite, 20,000 messages, 64 in flight:
-        // 5,762–6,241 → 6,715–7,422 a second).
+        // between threads per batch, which bench store shows (BENCHMARKS.md).
         await withTaskExecutorPreference(storage.writeExecutor) {
             await withGracefulShutdownHandler {
                 for await _ in wake {

@@ -9,24 +9,20 @@ import NIOCore
 /// has subscribers of a batch's streams the batch's events (``handOff(_:)``), and each loop
 /// queues them on its own connections, both loops at once. The batch is acknowledged once
 /// every loop has (``HandOffCountdown``), so an event still reaches its subscribers' queues
-/// before the reply to whoever stored it, as on one thread. A 10,000-subscriber event held
-/// the writer ~12 ms for its hand-off (BENCHMARKS.md); now the writer goes on to the next
-/// batch at once.
+/// before the reply to whoever stored it, as on one thread, while the writer goes on to the
+/// next batch at once instead of waiting for a large room's hand-off (BENCHMARKS.md).
 ///
 /// **Writing.** One event reaches hundreds or thousands of connections on a loop, and
-/// writing it costs ~5–9 µs a connection here (mostly the kernel's loopback TCP). Written in
-/// one task, a fan-out to 500 connections held its loop for 4–6 ms, and NIO runs what was
-/// queued behind it (the response to a REST publish, a command's reply) only after it: under
-/// 200 events a second, a REST publish waited 3–4 ms for each such task on its way out.
-/// The drainer keeps the connections waiting for a fan-out drain in one queue per loop and
-/// takes ``chunk`` of them a task, so whatever else the loop has to do waits for one chunk
-/// (~0.2–0.4 ms), not for a whole fan-out. `bench fanout --subscribers 1000 --rate 200`
-/// from 4 REST publishers: a publish's round trip 17.5–18 ms → 12–13.5 ms (BENCHMARKS.md).
+/// writing it costs microseconds a connection (mostly the kernel's loopback TCP). Written
+/// in one task, a large fan-out would hold its loop for milliseconds, and NIO runs what was
+/// queued behind it (the response to a REST publish, a command's reply) only after it. The
+/// drainer keeps the connections waiting for a fan-out drain in one queue per loop and
+/// takes ``chunk`` of them a task, so whatever else the loop has to do waits for one chunk,
+/// not for a whole fan-out (`bench fanout` from REST publishers shows it; BENCHMARKS.md).
 ///
 /// One queue for the loop, not a chain of chunk tasks per event: two events' chains would
 /// take turns on the loop, and the older event would be written out as late as the newer
-/// one; here the connections of an older event are always written first. (Measured, the
-/// two did alike in a 10,000-subscriber room, whose loops are saturated either way.)
+/// one; here the connections of an older event are always written first.
 final class LoopDrainer: Sendable {
     /// Connections drained in one loop task.
     static let chunk = 32

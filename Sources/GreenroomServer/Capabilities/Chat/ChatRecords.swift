@@ -12,9 +12,7 @@ struct ChannelRecord: StoredRecord {
     var distinctKey: String?
 
     var recordId: String { channel.id.rawValue }
-    var recordSort: Int64 { Self.millis(channel.lastMessageAt ?? channel.createdAt) }
-
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    var recordSort: Int64 { Paging.millis(channel.lastMessageAt ?? channel.createdAt) }
 }
 
 /// A member of a channel, in the channel's scope; tagged `operator`, `member` or `invited`.

@@ -85,7 +85,7 @@ extension ChatService {
 
     /// The reader's channels (and invitations), newest activity first.
     func list(_ args: ChannelListArgs, by reader: String) async throws -> Page<ChatChannel> {
-        let limit = try Self.pageLimit(args.limit)
+        let limit = try Paging.limit(args.limit)
         var query = RecordQuery(kind: ChannelRecord.recordKind)
         let tags = (args.includeInvitations ?? true) ? [ChatMemberState.joined.rawValue, ChatMemberState.invited.rawValue] : [ChatMemberState.joined.rawValue]
         query.via = (MembershipRecord.recordKind, reader, tags)

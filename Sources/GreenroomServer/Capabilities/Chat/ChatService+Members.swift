@@ -139,7 +139,7 @@ extension ChatService {
 
     /// A page of a channel's members, by user id. Members only.
     func members(_ args: MemberListArgs, by reader: String) async throws -> Page<ChatChannelMember> {
-        let limit = try Self.pageLimit(args.limit)
+        let limit = try Paging.limit(args.limit)
         _ = try await Self.channel(storage, args.channelId)
         try await Self.requireJoined(storage, args.channelId, reader)
         var query = RecordQuery(kind: MemberRecord.recordKind, scope: args.channelId.rawValue)

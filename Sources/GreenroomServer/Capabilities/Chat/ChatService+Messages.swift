@@ -187,7 +187,7 @@ extension ChatService {
     /// `limit` after one, or the newest `limit`. `next` names the message to page from
     /// when more are there.
     func listMessages(_ args: MessageListArgs, by reader: String) async throws -> Page<ChatMessage> {
-        let limit = try Self.pageLimit(args.limit)
+        let limit = try Paging.limit(args.limit)
         guard args.before == nil || args.after == nil else {
             throw GreenroomError(.invalidParameterValue, "give before or after, not both")
         }

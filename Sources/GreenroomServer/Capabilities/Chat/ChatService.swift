@@ -93,14 +93,6 @@ struct ChatService: Sendable {
         }
     }
 
-    static func pageLimit(_ limit: Int?) throws -> Int {
-        let limit = limit ?? Limits.defaultPageSize
-        guard (1...Limits.maxPageSize).contains(limit) else {
-            throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
-        }
-        return limit
-    }
-
     // MARK: Preferences
 
     func setInvitationPreference(_ userId: String, _ preference: InvitationPreference) async throws -> InvitationPreference {

@@ -1,44 +1,6 @@
 import Foundation
 import GreenroomProtocol
 
-/// A live event as stored, sorted by creation, tagged with its state.
-struct LiveEventRecord: StoredRecord {
-    static let recordKind = "live-event"
-    var event: LiveEventData
-    /// The reaction counts last announced, to announce only what changed.
-    var announcedReactionCounts: [String: Int] = [:]
-    /// The counts last announced.
-    var announcedCounts: ParticipantCountInfo?
-    /// How many participants are inside: changed in the transaction of every entry and
-    /// removal of one (so that entering reads no roster); `nil` in a record stored before it
-    /// was kept, then counted from the roster at its next change.
-    var inside: Int?
-
-    var recordId: String { event.liveEventId }
-    var recordSort: Int64 { ChannelRecord.millis(event.createdAt) }
-    var recordTag: String { event.state.rawValue }
-}
-
-/// Indexes a creator's live events (for the `createdBy` filter).
-struct LiveEventByCreatorRecord: StoredRecord {
-    static let recordKind = "live-event-by"
-    var createdBy: String
-    var liveEventId: String
-
-    var recordScope: String { createdBy }
-    var recordId: String { liveEventId }
-}
-
-/// A user who entered a live event at least once (for the cumulative count).
-struct LiveEventVisitorRecord: StoredRecord {
-    static let recordKind = "live-event-visitor"
-    var liveEventId: String
-    var userId: String
-
-    var recordScope: String { liveEventId }
-    var recordId: String { userId }
-}
-
 /// The rules of live events: the state machine, who may do what, hosts and participants
 /// (kept in the roster, across nodes), custom items and reactions; counts are exact in
 /// storage and announced at most once a second.
@@ -103,7 +65,7 @@ struct LiveEventService: Sendable {
 
     /// Live events, newest first, filtered by state, creator and ids.
     func list(_ args: LiveEventListArgs) async throws -> Page<LiveEventData> {
-        let limit = try ChatService.pageLimit(args.limit)
+        let limit = try Paging.limit(args.limit)
         var query = RecordQuery(kind: LiveEventRecord.recordKind)
         query.descending = true
         query.tags = args.states?.map(\.rawValue)

@@ -132,21 +132,3 @@ struct UserService: Sendable {
         if let error = Limits.checkExtraData(user.extraData) { throw error }
     }
 }
-
-/// Opaque list cursors: the last id of a page, base64url-encoded.
-enum Cursor {
-    static func encode(_ id: String) -> String {
-        Data(id.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
-
-    static func decode(_ cursor: String) throws -> String {
-        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        guard let data = Data(base64Encoded: text), let id = String(data: data, encoding: .utf8), !id.isEmpty else {
-            throw GreenroomError(.invalidParameterValue, "cursor is not one this server gave")
-        }
-        return id
-    }
-}

@@ -12,7 +12,7 @@ extension VideoService {
     /// with the number of videos matching (`videos.read`).
     func list(owner: String?, status: VideoStatus?, tag: String?, oldestFirst: Bool, limit: Int?, cursor: String?, identity: Identity) async throws -> VideoPage {
         try Self.require(identity, VideoScope.read)
-        let limit = try ChatService.pageLimit(limit)
+        let limit = try Paging.limit(limit)
         var query = RecordQuery(kind: VideoRecord.recordKind)
         query.descending = !oldestFirst
         query.tags = status.map { [$0.rawValue] }
