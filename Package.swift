@@ -50,9 +50,22 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "GreenroomStorage",
+            dependencies: [
+                "GreenroomProtocol",
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "GreenroomServer",
             dependencies: [
                 "GreenroomProtocol",
+                "GreenroomStorage",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

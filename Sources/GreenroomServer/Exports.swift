@@ -1,1 +1,2 @@
 @_exported import GreenroomProtocol
+@_exported import GreenroomStorage

@@ -99,18 +99,5 @@ public struct Secrets: Sendable {
         return (value, true)
     }
 
-    static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        text.reserveCapacity(bytes * 2)
-        var word: UInt64 = 0
-        for index in 0..<bytes {
-            if index % 8 == 0 { word = generator.next() }
-            let byte = UInt8(truncatingIfNeeded: word >> (8 * UInt64(index % 8)))
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    static func randomHex(bytes: Int) -> String { RandomHex.string(bytes: bytes) }
 }

@@ -16,17 +16,3 @@ enum Paging {
     /// `date` in whole milliseconds since 1970, the sort key of records listed by time.
     static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }
-
-/// Opaque list cursors: the last id of a page, base64url-encoded.
-enum Cursor {
-    /// The cursor of the page after the one ending at `id`.
-    static func encode(_ id: String) -> String { Base64URL.encode(Data(id.utf8)) }
-
-    /// The id a cursor names; `invalidParameterValue` for a cursor this server did not give.
-    static func decode(_ cursor: String) throws -> String {
-        guard let data = Base64URL.decode(cursor), let id = String(data: data, encoding: .utf8), !id.isEmpty else {
-            throw GreenroomError(.invalidParameterValue, "cursor is not one this server gave")
-        }
-        return id
-    }
-}

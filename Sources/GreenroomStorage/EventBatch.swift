@@ -4,10 +4,10 @@ import GreenroomProtocol
 /// The rules of appending a batch of events, shared by every storage backend: each event
 /// takes its stream's next offset, and an idempotency key already used in the stream (in
 /// the log or earlier in the batch) returns the first event instead of a new one.
-enum EventBatch {
+package enum EventBatch {
     /// Appends `appends` in order. The backend supplies the streams' current state (locked
     /// for the transaction), a lookup of an idempotency key in the log, and the insert.
-    static func append(
+    package static func append(
         _ appends: [EventAppend],
         streams: inout [String: StreamInfo],
         findKey: (_ stream: String, _ key: String, _ epoch: String) async throws -> StreamEvent?,
@@ -46,19 +46,19 @@ enum EventBatch {
 
     /// The trimmed mark a stream moves to when its log holds more than `retentionCount`
     /// events, or `nil` when it keeps them all.
-    static func trimMark(_ info: StreamInfo, retentionCount: UInt64) -> UInt64? {
+    package static func trimMark(_ info: StreamInfo, retentionCount: UInt64) -> UInt64? {
         info.head > info.trimmed + retentionCount ? info.head - retentionCount : nil
     }
 }
 
 extension StreamEvent {
     /// The audience as an events row keeps it: the users' ids, one per line (`nil`: everyone).
-    var storedAudience: String? { audience.map { $0.sorted().joined(separator: "\n") } }
+    package var storedAudience: String? { audience.map { $0.sorted().joined(separator: "\n") } }
     /// The revocation as an events row keeps it.
-    var storedRevokes: String? { revokes?.stored }
+    package var storedRevokes: String? { revokes?.stored }
 
     /// Sets the routing read from an events row.
-    mutating func setRouting(audience: String?, revokes: String?) {
+    package mutating func setRouting(audience: String?, revokes: String?) {
         self.audience = audience.map { Set($0.split(separator: "\n").map(String.init)) }
         self.revokes = ReadRevocation(stored: revokes)
     }

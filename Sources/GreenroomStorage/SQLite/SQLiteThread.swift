@@ -4,15 +4,15 @@ import NIOPosix
 /// prefers it runs there, so the connection's blocking calls (a commit's fsync, a busy
 /// wait) never hold Swift's shared threads, and a whole write transaction runs there as
 /// plain function calls instead of a thread hand-off per statement.
-final class SQLiteThread: TaskExecutor {
+package final class SQLiteThread: TaskExecutor {
     private let pool: NIOThreadPool
 
-    init() {
+    package init() {
         pool = NIOThreadPool(numberOfThreads: 1)
         pool.start()
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         pool.submit { state in
@@ -28,12 +28,12 @@ final class SQLiteThread: TaskExecutor {
     }
 
     /// Runs `body` on this thread and returns its result.
-    func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await withTaskExecutorPreference(self) { try await body() }
     }
 
     /// Stops the thread once the work queued on it is done.
-    func shutdown() async throws {
+    package func shutdown() async throws {
         try await pool.shutdownGracefully()
     }
 }

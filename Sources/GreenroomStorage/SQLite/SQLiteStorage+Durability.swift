@@ -20,10 +20,10 @@ import Darwin
 /// checkpoint puts them on the disk.
 extension SQLiteStorage {
     /// The file that says the database may hold acknowledged commits the disk does not.
-    static func unsyncedMarkerPath(_ path: String) -> String { path + "-unsynced" }
+    package static func unsyncedMarkerPath(_ path: String) -> String { path + "-unsynced" }
 
     /// The identifier of the machine's current boot; nil where the system does not say.
-    static func bootIdentifier() -> String? {
+    package static func bootIdentifier() -> String? {
         #if os(Linux)
         guard let text = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) else { return nil }
         let id = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -41,7 +41,7 @@ extension SQLiteStorage {
     /// epoch when the last run's unsynced commits may have been lost with the machine, puts
     /// on the disk what the last run left with the operating system, then marks this run
     /// when it commits without waiting for the disk.
-    static func prepareDurability(_ durability: Durability, writer: SQLiteHandle, path: String, logger: Logger) throws {
+    package static func prepareDurability(_ durability: Durability, writer: SQLiteHandle, path: String, logger: Logger) throws {
         let marker = unsyncedMarkerPath(path)
         let boot = bootIdentifier()
         if FileManager.default.fileExists(atPath: marker) {
@@ -63,14 +63,14 @@ extension SQLiteStorage {
 
     /// At a clean close, on the writer's thread: puts every commit on the disk and removes
     /// the mark (left when the checkpoint could not finish: the next open checks again).
-    static func finishDurability(_ durability: Durability, writer: SQLiteHandle, path: String) {
+    package static func finishDurability(_ durability: Durability, writer: SQLiteHandle, path: String) {
         let marker = unsyncedMarkerPath(path)
         guard durability == .process || FileManager.default.fileExists(atPath: marker) else { return }
         if (try? checkpointFully(writer)) == true { try? FileManager.default.removeItem(atPath: marker) }
     }
 
     /// Gives every stream a new random epoch; returns how many there are.
-    static func renewEpochs(_ writer: SQLiteHandle) throws -> Int {
+    package static func renewEpochs(_ writer: SQLiteHandle) throws -> Int {
         let tables = try writer.query("SELECT name FROM sqlite_master WHERE type = 'table' AND name = 'streams'")
         guard !tables.isEmpty else { return 0 }
         try writer.query("BEGIN IMMEDIATE")
@@ -88,16 +88,16 @@ extension SQLiteStorage {
     /// Copies the whole log into the database file, syncing both (in WAL mode SQLite syncs
     /// the log before a checkpoint and the file after it, at `NORMAL` as at `FULL`).
     /// - Returns: whether the checkpoint finished (no reader held it back).
-    static func checkpointFully(_ writer: SQLiteHandle) throws -> Bool {
+    package static func checkpointFully(_ writer: SQLiteHandle) throws -> Bool {
         try writer.query("PRAGMA wal_checkpoint(FULL)").first?.column("busy")?.integer == 0
     }
 }
 
 /// A small file written to stay: the data and its directory entry synced before returning.
-enum DurableFile {
+package enum DurableFile {
     /// Writes `text` to `path` and waits until the file and its directory entry are on the
     /// disk: the mark must be there before any commit that needs it is acknowledged.
-    static func write(_ text: String, to path: String) throws {
+    package static func write(_ text: String, to path: String) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else { throw GreenroomServerError.dataDirectory("cannot write \(path): errno \(errno)") }
         defer { close(descriptor) }

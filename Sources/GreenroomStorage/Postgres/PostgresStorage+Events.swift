@@ -5,7 +5,7 @@ import PostgresNIO
 extension PostgresStorage {
     /// What a notification carries: the whole event when it is small and has no routing,
     /// else its position.
-    static func notifyPayload(_ event: StreamEvent) -> String {
+    package static func notifyPayload(_ event: StreamEvent) -> String {
         // An event with routing (an audience, a revocation) goes as a hint: the wire form
         // does not carry it, and the log does.
         if event.audience == nil, event.revokes == nil, let data = try? WireCoding.encode(event), data.count <= maxNotifyPayload {
@@ -17,8 +17,8 @@ extension PostgresStorage {
     /// Creates the streams' rows where needed and locks them for the transaction, in the
     /// order given, in one statement: a row made when new, else locked by the no-op update
     /// (which returns it as it is).
-    func lockStreams(_ names: [String], on connection: PostgresConnection) async throws -> [(name: String, info: StreamInfo)] {
-        let epochs = names.map { _ in Secrets.randomHex(bytes: 4) }
+    package func lockStreams(_ names: [String], on connection: PostgresConnection) async throws -> [(name: String, info: StreamInfo)] {
+        let epochs = names.map { _ in RandomHex.string(bytes: 4) }
         let rows = try await connection.query("""
             INSERT INTO streams (name, epoch, head, trimmed)
             SELECT name, epoch, 0, 0 FROM unnest(\(names)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
@@ -31,7 +31,7 @@ extension PostgresStorage {
         }
     }
 
-    static func decodeEvent(_ row: PostgresRow, stream: String, epoch: String) throws -> StreamEvent {
+    package static func decodeEvent(_ row: PostgresRow, stream: String, epoch: String) throws -> StreamEvent {
         let (seq, type, data, at, audience, revokes) = try row.decode((Int64, String, String, Double, String?, String?).self)
         var event = StreamEvent(stream: stream, offset: UInt64(seq), epoch: epoch, type: type, data: try RawJSON(json: data), at: Date(timeIntervalSince1970: at))
         event.setRouting(audience: audience, revokes: revokes)
@@ -46,7 +46,7 @@ extension PostgresStorage {
                 let (epoch, head, trimmed) = try row.decode((String, Int64, Int64).self)
                 return StreamInfo(epoch: epoch, head: UInt64(head), trimmed: UInt64(trimmed))
             }
-            let epoch = Secrets.randomHex(bytes: 4)
+            let epoch = RandomHex.string(bytes: 4)
             try await fetch("INSERT INTO streams (name, epoch, head, trimmed) VALUES (\(stream), \(epoch), 0, 0) ON CONFLICT (name) DO NOTHING")
             return try await streamInfo(stream)
         } catch {

@@ -3,33 +3,33 @@ import GreenroomProtocol
 
 /// Everything an in-memory database holds, as values: a transaction works on a copy and
 /// commits by replacing the whole (copy-on-write keeps the copies cheap).
-struct MemoryState: Sendable {
-    struct StoredEvent: Sendable {
+package struct MemoryState: Sendable {
+    package struct StoredEvent: Sendable {
         var event: StreamEvent
         var key: String?
     }
 
-    var version = 0
-    var users: [String: User] = [:]
-    var streams: [String: StreamInfo] = [:]
+    package var version = 0
+    package var users: [String: User] = [:]
+    package var streams: [String: StreamInfo] = [:]
     /// Each stream's events, by offset.
-    var events: [String: [StoredEvent]] = [:]
+    package var events: [String: [StoredEvent]] = [:]
     /// Records by kind, scope and id.
-    var records: [String: [String: [String: Record]]] = [:]
+    package var records: [String: [String: [String: Record]]] = [:]
     /// Presence entries by stream and client id.
-    var presence: [String: [String: PresenceEntry]] = [:]
+    package var presence: [String: [String: PresenceEntry]] = [:]
 
     /// Byte order, as SQLite's and PostgreSQL's `COLLATE "C"` compare ids.
-    static func before(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
+    package static func before(_ a: String, _ b: String) -> Bool { a.utf8.lexicographicallyPrecedes(b.utf8) }
 
-    mutating func loadOrCreateStream(_ name: String) -> StreamInfo {
+    package mutating func loadOrCreateStream(_ name: String) -> StreamInfo {
         if let info = streams[name] { return info }
-        let info = StreamInfo(epoch: Secrets.randomHex(bytes: 4), head: 0, trimmed: 0)
+        let info = StreamInfo(epoch: RandomHex.string(bytes: 4), head: 0, trimmed: 0)
         streams[name] = info
         return info
     }
 
-    func listUsers(ids: [String]?, nicknamePrefix: String?, afterId: String?, limit: Int) -> [User] {
+    package func listUsers(ids: [String]?, nicknamePrefix: String?, afterId: String?, limit: Int) -> [User] {
         let prefix = nicknamePrefix?.lowercased() ?? ""
         let wanted = ids.map(Set.init)
         return users.values
@@ -42,18 +42,18 @@ struct MemoryState: Sendable {
             .map { $0 }
     }
 
-    func presence(stream: String) -> [PresenceEntry] {
+    package func presence(stream: String) -> [PresenceEntry] {
         (presence[stream] ?? [:]).values.sorted {
             $0.joinedAt != $1.joinedAt ? $0.joinedAt < $1.joinedAt : Self.before($0.clientId, $1.clientId)
         }
     }
 
-    func presenceCount(stream: String, prefix: String) -> Int {
+    package func presenceCount(stream: String, prefix: String) -> Int {
         (presence[stream] ?? [:]).keys.filter { $0.hasPrefix(prefix) }.count
     }
 
     /// The records `query` matches, unordered and without its limit.
-    func matching(_ query: RecordQuery) -> [Record] {
+    package func matching(_ query: RecordQuery) -> [Record] {
         let inScope = records[query.kind]?[query.scope].map { Array($0.values) } ?? []
         let tags = query.tags.map(Set.init)
         let ids = query.ids.map(Set.init)
@@ -76,7 +76,7 @@ struct MemoryState: Sendable {
     }
 
     /// The records `query` matches, in its order, at most its limit.
-    func records(_ query: RecordQuery) -> [Record] {
+    package func records(_ query: RecordQuery) -> [Record] {
         let ascending = matching(query).sorted { $0.sort != $1.sort ? $0.sort < $1.sort : Self.before($0.id, $1.id) }
         return Array((query.descending ? ascending.reversed() : ascending).prefix(max(query.limit, 0)))
     }
@@ -102,34 +102,34 @@ extension MemoryStorage {
 }
 
 /// A write transaction on a copy of an in-memory database.
-final class MemoryTransaction: StorageTransaction {
+package final class MemoryTransaction: StorageTransaction {
     private struct Working {
         var state: MemoryState
         var savepoints: [String: MemoryState] = [:]
     }
 
-    let batch = BatchState()
+    package let batch = BatchState()
     private let working: Locked<Working>
 
-    init(state: MemoryState) {
+    package init(state: MemoryState) {
         working = Locked(Working(state: state))
     }
 
-    var state: MemoryState { working.withLock { $0.state } }
+    package var state: MemoryState { working.withLock { $0.state } }
 
     private func read<T>(_ body: (MemoryState) -> T) -> T { working.withLock { body($0.state) } }
     private func change<T>(_ body: (inout MemoryState) -> T) -> T { working.withLock { body(&$0.state) } }
 
-    func savepoint(_ name: String) { working.withLock { $0.savepoints[name] = $0.state } }
-    func release(_ name: String) { _ = working.withLock { $0.savepoints.removeValue(forKey: name) } }
-    func rollback(to name: String) {
+    package func savepoint(_ name: String) { working.withLock { $0.savepoints[name] = $0.state } }
+    package func release(_ name: String) { _ = working.withLock { $0.savepoints.removeValue(forKey: name) } }
+    package func rollback(to name: String) {
         working.withLock { working in
             if let saved = working.savepoints.removeValue(forKey: name) { working.state = saved }
         }
     }
 
     /// Writes back the streams the batch advanced, trimming each to `retentionCount` events.
-    func finish(retentionCount: UInt64) {
+    package func finish(retentionCount: UInt64) {
         let touched = batch.touchedStreams
         change { state in
             for (name, var info) in touched {
@@ -144,15 +144,15 @@ final class MemoryTransaction: StorageTransaction {
 
     // MARK: Records
 
-    func record(kind: String, scope: String, id: String) async throws -> Record? { read { $0.records[kind]?[scope]?[id] } }
-    func records(_ query: RecordQuery) async throws -> [Record] { read { $0.records(query) } }
-    func countRecords(_ query: RecordQuery) async throws -> Int { read { $0.matching(query).count } }
+    package func record(kind: String, scope: String, id: String) async throws -> Record? { read { $0.records[kind]?[scope]?[id] } }
+    package func records(_ query: RecordQuery) async throws -> [Record] { read { $0.records(query) } }
+    package func countRecords(_ query: RecordQuery) async throws -> Int { read { $0.matching(query).count } }
 
-    func put(_ record: Record) async throws {
+    package func put(_ record: Record) async throws {
         change { $0.records[record.kind, default: [:]][record.scope, default: [:]][record.id] = record }
     }
 
-    func insert(_ record: Record) async throws -> Bool {
+    package func insert(_ record: Record) async throws -> Bool {
         change { state in
             guard state.records[record.kind]?[record.scope]?[record.id] == nil else { return false }
             state.records[record.kind, default: [:]][record.scope, default: [:]][record.id] = record
@@ -160,33 +160,33 @@ final class MemoryTransaction: StorageTransaction {
         }
     }
 
-    func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
+    package func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
         change { $0.records[kind]?[scope]?.removeValue(forKey: id) != nil }
     }
 
-    func deleteRecords(kind: String, scope: String) async throws -> Int {
+    package func deleteRecords(kind: String, scope: String) async throws -> Int {
         change { $0.records[kind]?.removeValue(forKey: scope)?.count ?? 0 }
     }
 
     // MARK: Presence
 
-    func lock(stream: String) async throws {
+    package func lock(stream: String) async throws {
         // The write lock serialises every transaction; loading keeps the batch's view of
         // the stream the same as an append would.
         try await batch.lock(stream) { name in self.change { $0.loadOrCreateStream(name) } }
     }
 
-    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? { read { $0.presence[stream]?[clientId] } }
-    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int { read { $0.presenceCount(stream: stream, prefix: prefix) } }
-    func presence(stream: String) async throws -> [PresenceEntry] { read { $0.presence(stream: stream) } }
-    func presence(userId: String) async throws -> [PresenceEntry] {
+    package func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? { read { $0.presence[stream]?[clientId] } }
+    package func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int { read { $0.presenceCount(stream: stream, prefix: prefix) } }
+    package func presence(stream: String) async throws -> [PresenceEntry] { read { $0.presence(stream: stream) } }
+    package func presence(userId: String) async throws -> [PresenceEntry] {
         read { state in
             state.presence.values.flatMap(\.values).filter { $0.userId == userId }
                 .sorted { ($0.stream, $0.clientId) < ($1.stream, $1.clientId) }
         }
     }
 
-    func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+    package func putPresence(_ entry: PresenceEntry) async throws -> Bool {
         change { state in
             var entry = entry
             // As the SQL backends' upserts: a replaced entry keeps its user and join time.
@@ -200,7 +200,7 @@ final class MemoryTransaction: StorageTransaction {
         }
     }
 
-    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+    package func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
         change { state in
             let removed = state.presence[stream]?.removeValue(forKey: clientId)
             if state.presence[stream]?.isEmpty == true { state.presence[stream] = nil }
@@ -210,9 +210,9 @@ final class MemoryTransaction: StorageTransaction {
 
     // MARK: Users
 
-    func user(id: String) async throws -> User? { read { $0.users[id] } }
+    package func user(id: String) async throws -> User? { read { $0.users[id] } }
 
-    func insertUser(_ user: User) async throws -> Bool {
+    package func insertUser(_ user: User) async throws -> Bool {
         change { state in
             guard state.users[user.id] == nil else { return false }
             state.users[user.id] = user
@@ -220,7 +220,7 @@ final class MemoryTransaction: StorageTransaction {
         }
     }
 
-    func saveUser(_ user: User) async throws {
+    package func saveUser(_ user: User) async throws {
         change { state in
             guard let stored = state.users[user.id] else { return }
             var saved = user
@@ -229,17 +229,17 @@ final class MemoryTransaction: StorageTransaction {
         }
     }
 
-    func deleteUser(id: String) async throws -> Bool { change { $0.users.removeValue(forKey: id) != nil } }
+    package func deleteUser(id: String) async throws -> Bool { change { $0.users.removeValue(forKey: id) != nil } }
 
     // MARK: Events
 
-    func retire(stream: String) async throws {
+    package func retire(stream: String) async throws {
         try await lock(stream: stream)
         change { _ = $0.events.removeValue(forKey: stream) }
-        batch.retire(stream, epoch: Secrets.randomHex(bytes: 4))
+        batch.retire(stream, epoch: RandomHex.string(bytes: 4))
     }
 
-    func rewriteEvents(stream: String, containing needle: String,
+    package func rewriteEvents(stream: String, containing needle: String,
                        _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
         try await lock(stream: stream)
         let stored = read { $0.events[stream] ?? [] }
@@ -253,7 +253,7 @@ final class MemoryTransaction: StorageTransaction {
         return changed.count
     }
 
-    func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
+    package func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             self.change { $0.loadOrCreateStream(name) }
         } findKey: { stream, key, _ in

@@ -6,20 +6,20 @@ import GreenroomProtocol
 import VaporCSQLite
 
 /// A value bound to, or read from, a SQL statement.
-enum SQLValue: Sendable, Hashable {
+package enum SQLValue: Sendable, Hashable {
     case integer(Int)
     case float(Double)
     case text(String)
     case null
 
-    static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
-    static func date(_ value: Date) -> SQLValue { .float(value.timeIntervalSince1970) }
+    package static func text(_ value: String?) -> SQLValue { value.map { .text($0) } ?? .null }
+    package static func date(_ value: Date) -> SQLValue { .float(value.timeIntervalSince1970) }
     /// An offset as SQLite's signed integer; offsets past `Int64.max` (which no event has)
     /// become `Int64.max`, so that "after it" matches nothing instead of trapping.
-    static func offset(_ value: UInt64) -> SQLValue { .integer(Int(clamping: value)) }
+    package static func offset(_ value: UInt64) -> SQLValue { .integer(Int(clamping: value)) }
 
     /// The value as text (numbers written out), `nil` for NULL.
-    var string: String? {
+    package var string: String? {
         switch self {
         case .text(let text): text
         case .integer(let value): String(value)
@@ -29,7 +29,7 @@ enum SQLValue: Sendable, Hashable {
     }
 
     /// The value as an integer, `nil` for NULL or text that is not one.
-    var integer: Int? {
+    package var integer: Int? {
         switch self {
         case .integer(let value): value
         case .float(let value): Int(exactly: value)
@@ -39,7 +39,7 @@ enum SQLValue: Sendable, Hashable {
     }
 
     /// The value as a floating-point number, `nil` for NULL or text that is not one.
-    var double: Double? {
+    package var double: Double? {
         switch self {
         case .integer(let value): Double(value)
         case .float(let value): value
@@ -48,25 +48,25 @@ enum SQLValue: Sendable, Hashable {
         }
     }
 
-    var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 }
 
 /// One result row: its values by column name.
-struct SQLRow: Sendable {
-    let names: [String]
-    let values: [SQLValue]
+package struct SQLRow: Sendable {
+    package let names: [String]
+    package let values: [SQLValue]
 
-    func column(_ name: String) -> SQLValue? {
+    package func column(_ name: String) -> SQLValue? {
         names.firstIndex(of: name).map { values[$0] }
     }
 }
 
 /// A SQLite error, with the library's (extended) result code and message.
-struct SQLiteFailure: Error, CustomStringConvertible {
-    let code: Int32
-    let message: String
+package struct SQLiteFailure: Error, CustomStringConvertible {
+    package let code: Int32
+    package let message: String
 
-    var description: String { "SQLite error \(code): \(message)" }
+    package var description: String { "SQLite error \(code): \(message)" }
 }
 
 /// One SQLite connection used synchronously, with its prepared statements kept for reuse.
@@ -74,7 +74,7 @@ struct SQLiteFailure: Error, CustomStringConvertible {
 /// Each call holds the handle's lock, so a call is safe from any thread; for speed each
 /// handle is used from one ``SQLiteThread`` (the writer's also under the storage's write
 /// lock, which keeps a transaction's statements to one caller).
-final class SQLiteHandle: Sendable {
+package final class SQLiteHandle: Sendable {
     // Safe: the connection and its statements are only used under the handle's lock, and
     // the connection is opened in SQLite's serialized (FULLMUTEX) mode besides.
     private struct State: @unchecked Sendable {
@@ -93,7 +93,7 @@ final class SQLiteHandle: Sendable {
     private static let initialized: Int32 = sqlite_nio_sqlite3_initialize()
 
     /// Opens (creating if needed) the database file at `path`.
-    init(path: String) throws {
+    package init(path: String) throws {
         guard Self.initialized == SQLITE_OK else {
             throw SQLiteFailure(code: Self.initialized, message: "SQLite could not initialize")
         }
@@ -111,7 +111,7 @@ final class SQLiteHandle: Sendable {
     deinit { close() }
 
     /// Finalizes the kept statements and closes the connection; later calls fail.
-    func close() {
+    package func close() {
         state.withLock { state in
             for statement in state.statements.values { sqlite_nio_sqlite3_finalize(statement) }
             state.statements.removeAll()
@@ -122,7 +122,7 @@ final class SQLiteHandle: Sendable {
 
     /// Runs one statement with `binds` for its `?` parameters and returns its rows.
     @discardableResult
-    func query(_ sql: String, _ binds: [SQLValue] = []) throws -> [SQLRow] {
+    package func query(_ sql: String, _ binds: [SQLValue] = []) throws -> [SQLRow] {
         try state.withLock { state in try Self.query(sql, binds, in: &state) }
     }
 

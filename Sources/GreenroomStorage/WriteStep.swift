@@ -55,7 +55,7 @@ public typealias StepOutcome = Result<[StreamEvent], any Error>
 /// The state of one write transaction shared by the backends: the streams it loaded and
 /// locked, advanced in memory and written back once before commit, and the new events
 /// each step appended.
-final class BatchState: Sendable {
+package final class BatchState: Sendable {
     fileprivate struct State {
         var streams: [String: StreamInfo] = [:]
         var touched: Set<String> = []
@@ -63,27 +63,27 @@ final class BatchState: Sendable {
     }
 
     /// A copy taken when a step begins, restored when the step fails.
-    struct Snapshot {
+    package struct Snapshot {
         fileprivate var state: State
     }
 
     private let state = Locked(State())
 
-    func snapshot() -> Snapshot { Snapshot(state: state.withLock { $0 }) }
-    func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
+    package func snapshot() -> Snapshot { Snapshot(state: state.withLock { $0 }) }
+    package func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
 
     /// The new events appended since `snapshot`.
-    func events(since snapshot: Snapshot) -> [StreamEvent] {
+    package func events(since snapshot: Snapshot) -> [StreamEvent] {
         state.withLock { Array($0.events.dropFirst(snapshot.state.events.count)) }
     }
 
     /// The streams touched, with their final state, for the write-back before commit.
-    var touchedStreams: [(String, StreamInfo)] {
+    package var touchedStreams: [(String, StreamInfo)] {
         state.withLock { state in state.touched.sorted().compactMap { name in state.streams[name].map { (name, $0) } } }
     }
 
     /// Loads (and so locks) a stream the transaction has not touched yet.
-    func lock(_ name: String, load: (String) async throws -> StreamInfo) async throws {
+    package func lock(_ name: String, load: (String) async throws -> StreamInfo) async throws {
         guard state.withLock({ $0.streams[name] == nil }) else { return }
         let info = try await load(name)
         state.withLock { $0.streams[name] = info }
@@ -91,7 +91,7 @@ final class BatchState: Sendable {
 
     /// Gives a stream the transaction has loaded a new epoch, with everything up to its
     /// head trimmed (the backend removes the events themselves); written back at commit.
-    func retire(_ name: String, epoch: String) {
+    package func retire(_ name: String, epoch: String) {
         state.withLock { state in
             guard var info = state.streams[name] else { return }
             info.epoch = epoch
@@ -102,11 +102,11 @@ final class BatchState: Sendable {
     }
 
     /// The state of a stream the transaction has loaded.
-    func info(_ name: String) -> StreamInfo? { state.withLock { $0.streams[name] } }
+    package func info(_ name: String) -> StreamInfo? { state.withLock { $0.streams[name] } }
 
     /// Appends through the backend's primitives: streams are loaded (and locked) in name
     /// order the first time the transaction touches them.
-    func append(
+    package func append(
         _ appends: [EventAppend],
         load: (String) async throws -> StreamInfo,
         findKey: (_ stream: String, _ key: String, _ epoch: String) async throws -> StreamEvent?,
@@ -128,7 +128,7 @@ final class BatchState: Sendable {
 
     /// Runs the steps in order, isolating those that ask for it with the backend's
     /// savepoints. - Throws: the error of a step that is not isolated, or of the database.
-    static func run(
+    package static func run(
         _ steps: [WriteStep],
         in transaction: any StorageTransaction,
         batch: BatchState,
@@ -165,14 +165,16 @@ final class BatchState: Sendable {
 
 /// The database aborted the transaction to break a deadlock or a serialization conflict
 /// with another node: the whole batch is run again.
-struct StorageRaceLost: Error {}
+package struct StorageRaceLost: Error {}
 
 /// A value a step hands back to whoever queued it.
-final class StepResult<Value: Sendable>: Sendable {
+package final class StepResult<Value: Sendable>: Sendable {
     private let value = Locked<Value?>(nil)
 
-    func set(_ newValue: Value) { value.withLock { $0 = newValue } }
-    var get: Value? { value.withLock { $0 } }
+    package init() {}
+
+    package func set(_ newValue: Value) { value.withLock { $0 = newValue } }
+    package var get: Value? { value.withLock { $0 } }
 }
 
 extension GreenroomStorage {

@@ -4,7 +4,7 @@ import PostgresNIO
 
 extension PostgresStorage {
     /// How often a batch that lost a deadlock or serialization race to another node is retried.
-    static let batchAttempts = 4
+    package static let batchAttempts = 4
 
     /// Runs the steps in one transaction (steps that ask for it in savepoints). Rows read
     /// in the transaction stay locked until it ends; streams are locked the first time a
@@ -77,7 +77,7 @@ extension PostgresStorage {
 
     // MARK: Records
 
-    static func query(_ sql: String, _ binds: [RecordSQL.Bind]) -> PostgresQuery {
+    package static func query(_ sql: String, _ binds: [RecordSQL.Bind]) -> PostgresQuery {
         var bindings = PostgresBindings(capacity: binds.count)
         for bind in binds {
             switch bind {
@@ -88,23 +88,23 @@ extension PostgresStorage {
         return PostgresQuery(unsafeSQL: sql, binds: bindings)
     }
 
-    static func decodeRecord(_ row: PostgresRow) throws -> Record {
+    package static func decodeRecord(_ row: PostgresRow) throws -> Record {
         let (kind, scope, id, sort, tag, data) = try row.decode((String, String, String, Int64, String, String).self)
         return Record(kind: kind, scope: scope, id: id, sort: sort, tag: tag, data: data)
     }
 
-    static func recordQuery(kind: String, scope: String, id: String, lock: Bool) -> PostgresQuery {
+    package static func recordQuery(kind: String, scope: String, id: String, lock: Bool) -> PostgresQuery {
         var query: PostgresQuery = "SELECT kind, scope, id, sort, tag, data FROM records WHERE kind = \(kind) AND scope = \(scope) AND id = \(id)"
         if lock { query.sql += " FOR UPDATE" }
         return query
     }
 
-    static func listQuery(_ query: RecordQuery) -> PostgresQuery {
+    package static func listQuery(_ query: RecordQuery) -> PostgresQuery {
         let sql = RecordSQL(query) { "$\($0)" }
         return Self.query(sql.select(query), sql.binds)
     }
 
-    static func countQuery(_ query: RecordQuery) -> PostgresQuery {
+    package static func countQuery(_ query: RecordQuery) -> PostgresQuery {
         let sql = RecordSQL(query) { "$\($0)" }
         return Self.query(sql.count(), sql.binds)
     }

@@ -6,7 +6,7 @@ import GreenroomProtocol
 /// one caller; this lock can. A waiter whose task is cancelled keeps its place and is
 /// served in turn (its `body` sees the cancellation), so no waiter is ever left queued.
 /// (Tested in ConcurrencyPrimitiveTests.)
-final class AsyncLock: Sendable {
+package final class AsyncLock: Sendable {
     private struct State {
         var locked = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -15,14 +15,16 @@ final class AsyncLock: Sendable {
 
     private let state = Locked(State())
 
+    package init() {}
+
     /// Whether the lock is held, and how many wait for it (for diagnostics and tests: a
     /// waiter left behind would show here for good).
-    var status: (locked: Bool, waiting: Int) {
+    package var status: (locked: Bool, waiting: Int) {
         state.withLock { ($0.locked, $0.waiters.count - $0.head) }
     }
 
     /// Runs `body` holding the lock.
-    func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         await acquire()
         defer { release() }
         return try await body()

@@ -53,9 +53,9 @@ public struct RecordQuery: Sendable, Hashable {
             viaTags = newValue?.tags
         }
     }
-    var viaKind: String?
-    var viaScope: String = ""
-    var viaTags: [String]?
+    package var viaKind: String?
+    package var viaScope: String = ""
+    package var viaTags: [String]?
     /// Newest (highest sort) first when `true`.
     public var descending: Bool = false
     /// Only records after this (sort, id) in the query's order.
@@ -165,7 +165,7 @@ public protocol StorageTransaction: RecordReading, PresenceReading {
 }
 
 /// A value kept as a record: it says where it is stored, and travels as JSON.
-protocol StoredRecord: Codable, Sendable {
+package protocol StoredRecord: Codable, Sendable {
     /// The records' kind.
     static var recordKind: String { get }
     /// The scope this value is stored in.
@@ -179,17 +179,17 @@ protocol StoredRecord: Codable, Sendable {
 }
 
 extension StoredRecord {
-    var recordScope: String { "" }
-    var recordSort: Int64 { 0 }
-    var recordTag: String { "" }
+    package var recordScope: String { "" }
+    package var recordSort: Int64 { 0 }
+    package var recordTag: String { "" }
 
-    func asRecord() throws -> Record {
+    package func asRecord() throws -> Record {
         let data = String(decoding: try WireCoding.encode(self), as: UTF8.self)
         RecordValueCache.shared.remember(self, text: data)
         return Record(kind: Self.recordKind, scope: recordScope, id: recordId, sort: recordSort, tag: recordTag, data: data)
     }
 
-    static func from(_ record: Record) throws -> Self {
+    package static func from(_ record: Record) throws -> Self {
         if let value = RecordValueCache.shared.value(Self.self, text: record.data) { return value }
         do {
             let value = try WireCoding.decode(Self.self, from: Data(record.data.utf8))
@@ -203,12 +203,12 @@ extension StoredRecord {
 
 extension RecordReading {
     /// The typed record with `id` in `scope`, if any.
-    func load<R: StoredRecord>(_ type: R.Type, scope: String = "", id: String) async throws -> R? {
+    package func load<R: StoredRecord>(_ type: R.Type, scope: String = "", id: String) async throws -> R? {
         try await record(kind: R.recordKind, scope: scope, id: id).map(R.from)
     }
 
     /// The typed records matching `query` (whose kind is set from the type).
-    func list<R: StoredRecord>(_ type: R.Type, _ query: RecordQuery) async throws -> [R] {
+    package func list<R: StoredRecord>(_ type: R.Type, _ query: RecordQuery) async throws -> [R] {
         var query = query
         query.kind = R.recordKind
         return try await records(query).map(R.from)
@@ -218,7 +218,7 @@ extension RecordReading {
 extension RecordReading {
     /// A page of typed records: `query` is read with room for one more than `limit`, which
     /// only tells that more follow. - Returns: the page and the cursor of the next one.
-    func page<R: StoredRecord>(_ type: R.Type, _ query: RecordQuery, limit: Int) async throws -> (items: [R], next: String?) {
+    package func page<R: StoredRecord>(_ type: R.Type, _ query: RecordQuery, limit: Int) async throws -> (items: [R], next: String?) {
         var query = query
         query.limit = limit + 1
         let records = try await list(type, query)
@@ -230,27 +230,27 @@ extension RecordReading {
 
 extension StorageTransaction {
     /// Stores a typed record.
-    func save(_ value: some StoredRecord) async throws {
+    package func save(_ value: some StoredRecord) async throws {
         try await put(try value.asRecord())
     }
 
     /// Removes a typed record.
     @discardableResult
-    func remove<R: StoredRecord>(_ type: R.Type, scope: String = "", id: String) async throws -> Bool {
+    package func remove<R: StoredRecord>(_ type: R.Type, scope: String = "", id: String) async throws -> Bool {
         try await deleteRecord(kind: R.recordKind, scope: scope, id: id)
     }
 }
 
 /// The SQL of a record query, shared by the backends: `placeholder(n)` writes the n-th
 /// bind's placeholder (`?` for SQLite, `$n` for PostgreSQL).
-struct RecordSQL {
-    enum Bind: Sendable { case text(String), integer(Int64) }
+package struct RecordSQL {
+    package enum Bind: Sendable { case text(String), integer(Int64) }
 
-    var clauses: [String] = []
-    var binds: [Bind] = []
-    let placeholder: (Int) -> String
+    package var clauses: [String] = []
+    package var binds: [Bind] = []
+    package let placeholder: (Int) -> String
 
-    init(_ query: RecordQuery, placeholder: @escaping (Int) -> String) {
+    package init(_ query: RecordQuery, placeholder: @escaping (Int) -> String) {
         self.placeholder = placeholder
         add("kind = ?", .text(query.kind))
         add("scope = ?", .text(query.scope))
@@ -290,14 +290,14 @@ struct RecordSQL {
     }
 
     /// `SELECT …` of the matching records in the query's order, with its limit.
-    func select(_ query: RecordQuery) -> String {
+    package func select(_ query: RecordQuery) -> String {
         let direction = query.descending ? "DESC" : "ASC"
         return numbered("SELECT kind, scope, id, sort, tag, data FROM records WHERE " + clauses.joined(separator: " AND ")
             + " ORDER BY sort \(direction), id \(direction) LIMIT \(max(0, query.limit))")
     }
 
     /// `SELECT COUNT(*)` of the matching records.
-    func count() -> String {
+    package func count() -> String {
         numbered("SELECT COUNT(*) AS n FROM records WHERE " + clauses.joined(separator: " AND "))
     }
 

@@ -2,12 +2,12 @@ import Foundation
 import GreenroomProtocol
 
 extension SQLiteStorage {
-    static func newEpoch() -> String { Secrets.randomHex(bytes: 4) }
+    package static func newEpoch() -> String { RandomHex.string(bytes: 4) }
 
     /// The columns ``decodeEvent(_:stream:epoch:)`` reads.
-    static let eventColumns = "seq, type, data, at, audience, revokes"
+    package static let eventColumns = "seq, type, data, at, audience, revokes"
 
-    static func decodeEvent(_ row: SQLRow, stream: String, epoch: String) throws -> StreamEvent {
+    package static func decodeEvent(_ row: SQLRow, stream: String, epoch: String) throws -> StreamEvent {
         var event = StreamEvent(
             stream: stream, offset: try row.offset("seq"), epoch: epoch, type: try row.string("type"),
             data: try RawJSON(json: try row.string("data")), at: try row.date("at"))
@@ -15,7 +15,7 @@ extension SQLiteStorage {
         return event
     }
 
-    func loadOrCreateStream(_ stream: String, on connection: SQLiteHandle) throws -> StreamInfo {
+    package func loadOrCreateStream(_ stream: String, on connection: SQLiteHandle) throws -> StreamInfo {
         let rows = try connection.query("SELECT epoch, head, trimmed FROM streams WHERE name = ?", [.text(stream)])
         if let row = rows.first {
             return StreamInfo(epoch: try row.string("epoch"), head: try row.offset("head"), trimmed: try row.offset("trimmed"))

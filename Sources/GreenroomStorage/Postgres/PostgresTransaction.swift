@@ -5,24 +5,24 @@ import PostgresNIO
 /// A write transaction on one pooled PostgreSQL connection; single records it reads are
 /// locked (`FOR UPDATE`) until it ends, so concurrent changes on other nodes wait. Record
 /// writes, events and notifications are held back and sent together (``DeferredWrites``).
-final class PostgresTransaction: StorageTransaction {
-    let storage: PostgresStorage
-    let connection: PostgresConnection
-    let batch = BatchState()
-    let deferred = DeferredWrites()
+package final class PostgresTransaction: StorageTransaction {
+    package let storage: PostgresStorage
+    package let connection: PostgresConnection
+    package let batch = BatchState()
+    package let deferred = DeferredWrites()
 
-    init(storage: PostgresStorage, connection: PostgresConnection) {
+    package init(storage: PostgresStorage, connection: PostgresConnection) {
         self.storage = storage
         self.connection = connection
     }
 
-    func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    package func run(_ query: PostgresQuery) async throws -> [PostgresRow] {
         try await raceAware { try await self.connection.query(query, logger: self.storage.logger).collect() }
     }
 
     /// Runs `body`, turning PostgreSQL's deadlock and serialization failures into
     /// ``StorageRaceLost`` so that the batch is retried.
-    func raceAware<T>(_ body: () async throws -> T) async throws -> T {
+    package func raceAware<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PSQLError {
@@ -35,28 +35,28 @@ final class PostgresTransaction: StorageTransaction {
     }
 
     /// The record: as this transaction read or wrote it, else read and locked.
-    func record(kind: String, scope: String, id: String) async throws -> Record? {
+    package func record(kind: String, scope: String, id: String) async throws -> Record? {
         if let known = deferred.known(RecordKey(kind: kind, scope: scope, id: id)) { return known.record }
         let found = try await run(PostgresStorage.recordQuery(kind: kind, scope: scope, id: id, lock: true)).first.map(PostgresStorage.decodeRecord)
         if let found { deferred.remember(read: found) }
         return found
     }
 
-    func records(_ query: RecordQuery) async throws -> [Record] {
+    package func records(_ query: RecordQuery) async throws -> [Record] {
         try await flush()
         return try await run(PostgresStorage.listQuery(query)).map(PostgresStorage.decodeRecord)
     }
 
-    func countRecords(_ query: RecordQuery) async throws -> Int {
+    package func countRecords(_ query: RecordQuery) async throws -> Int {
         try await flush()
         return try await run(PostgresStorage.countQuery(query)).first?.decode(Int.self) ?? 0
     }
 
-    func put(_ record: Record) async throws {
+    package func put(_ record: Record) async throws {
         deferred.write(record)
     }
 
-    func insert(_ record: Record) async throws -> Bool {
+    package func insert(_ record: Record) async throws -> Bool {
         if deferred.known(RecordKey(record))?.record != nil { return false }
         let rows = try await change("""
             INSERT INTO records (kind, scope, id, sort, tag, data)
@@ -67,20 +67,20 @@ final class PostgresTransaction: StorageTransaction {
         return !rows.isEmpty
     }
 
-    func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
+    package func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
         let unsent = deferred.forget(RecordKey(kind: kind, scope: scope, id: id))
         let deleted = !(try await change("DELETE FROM records WHERE kind = \(kind) AND scope = \(scope) AND id = \(id) RETURNING id")).isEmpty
         return deleted || unsent
     }
 
-    func deleteRecords(kind: String, scope: String) async throws -> Int {
+    package func deleteRecords(kind: String, scope: String) async throws -> Int {
         try await flush()
         let count = try await change("DELETE FROM records WHERE kind = \(kind) AND scope = \(scope) RETURNING id").count
         deferred.forgetAll(kind: kind, scope: scope)
         return count
     }
 
-    func lock(stream: String) async throws {
+    package func lock(stream: String) async throws {
         try await batch.lock(stream) { name in try await self.lockStream(name) }
     }
 
@@ -93,54 +93,54 @@ final class PostgresTransaction: StorageTransaction {
         return info
     }
 
-    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+    package func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
         try await run(PostgresStorage.presenceEntryQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
     }
 
-    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+    package func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
         try await run(PostgresStorage.presenceCountQuery(stream: stream, clientIdPrefix: prefix)).first?.decode(Int.self) ?? 0
     }
 
-    func presence(stream: String) async throws -> [PresenceEntry] {
+    package func presence(stream: String) async throws -> [PresenceEntry] {
         try await run(PostgresStorage.presenceQuery(stream: stream)).map(PostgresStorage.decodePresence)
     }
 
-    func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+    package func putPresence(_ entry: PresenceEntry) async throws -> Bool {
         try await change(try PostgresStorage.putPresenceQuery(entry)).first?.decode(Bool.self) ?? false
     }
 
-    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+    package func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
         try await change(PostgresStorage.removePresenceQuery(stream: stream, clientId: clientId)).first.map(PostgresStorage.decodePresence)
     }
 
-    func presence(userId: String) async throws -> [PresenceEntry] {
+    package func presence(userId: String) async throws -> [PresenceEntry] {
         try await run(PostgresStorage.presenceQuery(userId: userId)).map(PostgresStorage.decodePresence)
     }
 
-    func user(id: String) async throws -> User? {
+    package func user(id: String) async throws -> User? {
         try await run(PostgresStorage.userQuery(id: id, lock: true)).first.map(PostgresStorage.decodeUser)
     }
 
-    func insertUser(_ user: User) async throws -> Bool {
+    package func insertUser(_ user: User) async throws -> Bool {
         !(try await change(try PostgresStorage.insertUserQuery(user))).isEmpty
     }
 
-    func saveUser(_ user: User) async throws {
+    package func saveUser(_ user: User) async throws {
         _ = try await change(try PostgresStorage.saveUserQuery(user))
     }
 
-    func deleteUser(id: String) async throws -> Bool {
+    package func deleteUser(id: String) async throws -> Bool {
         !(try await change("DELETE FROM users WHERE id = \(id) RETURNING id")).isEmpty
     }
 
-    func retire(stream: String) async throws {
+    package func retire(stream: String) async throws {
         try await lock(stream: stream)
         try await flush()   // events this batch appended are removed too
         _ = try await change("DELETE FROM events WHERE stream = \(stream)")
-        batch.retire(stream, epoch: Secrets.randomHex(bytes: 4))
+        batch.retire(stream, epoch: RandomHex.string(bytes: 4))
     }
 
-    func rewriteEvents(stream: String, containing needle: String,
+    package func rewriteEvents(stream: String, containing needle: String,
                        _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
         try await lock(stream: stream)
         try await flush()
@@ -157,7 +157,7 @@ final class PostgresTransaction: StorageTransaction {
         return changed
     }
 
-    func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
+    package func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             try await self.lockStream(name)
         } findKey: { stream, key, epoch in

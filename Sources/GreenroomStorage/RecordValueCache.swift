@@ -9,15 +9,17 @@ import GreenroomProtocol
 /// differ at most beyond what the wire carries: dates past the millisecond). Two
 /// generations bound it: when the newer one is full the older is dropped, and a hit in the
 /// older one moves forward, so what is used often stays.
-final class RecordValueCache: Sendable {
+package final class RecordValueCache: Sendable {
     /// The cache every record type shares.
-    static let shared = RecordValueCache()
+    package static let shared = RecordValueCache()
 
     /// Texts longer than this are not kept (long messages would crowd out the small,
     /// often-read records the cache is for).
-    static let maxTextBytes = 4096
+    package static let maxTextBytes = 4096
     /// Entries per generation.
-    static let generationSize = 1024
+    package static let generationSize = 1024
+
+    package init() {}
 
     private struct Key: Hashable {
         let type: ObjectIdentifier
@@ -32,7 +34,7 @@ final class RecordValueCache: Sendable {
     private let state = Locked(State())
 
     /// The value decoded earlier from `text` as `type`, if kept.
-    func value<R: Sendable>(_ type: R.Type, text: String) -> R? {
+    package func value<R: Sendable>(_ type: R.Type, text: String) -> R? {
         guard text.utf8.count <= Self.maxTextBytes else { return nil }
         let key = Key(type: ObjectIdentifier(type), text: text)
         return state.withLock { state -> R? in
@@ -44,7 +46,7 @@ final class RecordValueCache: Sendable {
     }
 
     /// Keeps `value` as what `text` decodes to as its type.
-    func remember<R: Sendable>(_ value: R, text: String) {
+    package func remember<R: Sendable>(_ value: R, text: String) {
         guard text.utf8.count <= Self.maxTextBytes else { return }
         let key = Key(type: ObjectIdentifier(R.self), text: text)
         state.withLock { Self.insert(value, for: key, into: &$0) }

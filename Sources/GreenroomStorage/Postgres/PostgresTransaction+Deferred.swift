@@ -21,10 +21,10 @@ import PostgresNIO
 ///
 /// With it `bench store` (64 in flight) stores 1,899–2,298 messages a second, 8–9× as many,
 /// and 3,238 with 256 in flight (BENCHMARKS.md).
-final class DeferredWrites: Sendable {
+package final class DeferredWrites: Sendable {
     /// A record as the transaction knows it: read (and locked) from the database, found
     /// missing by the batch's prefetch, or written and not sent yet.
-    enum Entry {
+    package enum Entry {
         case read(Record)
         case absent
         case written(Record)
@@ -37,7 +37,7 @@ final class DeferredWrites: Sendable {
         }
     }
 
-    struct State {
+    package struct State {
         var records: [RecordKey: Entry] = [:]
         var events: [(event: StreamEvent, key: String?)] = []
         /// The current step's savepoint: its name, and whether it was sent.
@@ -46,18 +46,18 @@ final class DeferredWrites: Sendable {
         var atStepStart: (records: [RecordKey: Entry], events: [(event: StreamEvent, key: String?)])?
     }
 
-    let state = Locked(State())
+    package let state = Locked(State())
 
     /// The record as the transaction has it, if it read, prefetched or wrote it.
-    func known(_ key: RecordKey) -> Entry? { state.withLock { $0.records[key] } }
+    package func known(_ key: RecordKey) -> Entry? { state.withLock { $0.records[key] } }
 
-    func remember(read record: Record) { state.withLock { $0.records[RecordKey(record)] = .read(record) } }
-    func remember(absent key: RecordKey) { state.withLock { $0.records[key] = .absent } }
-    func write(_ record: Record) { state.withLock { $0.records[RecordKey(record)] = .written(record) } }
-    func deferEvent(_ event: StreamEvent, key: String?) { state.withLock { $0.events.append((event, key)) } }
+    package func remember(read record: Record) { state.withLock { $0.records[RecordKey(record)] = .read(record) } }
+    package func remember(absent key: RecordKey) { state.withLock { $0.records[key] = .absent } }
+    package func write(_ record: Record) { state.withLock { $0.records[RecordKey(record)] = .written(record) } }
+    package func deferEvent(_ event: StreamEvent, key: String?) { state.withLock { $0.events.append((event, key)) } }
 
     /// Forgets a record; returns whether it was written and not sent.
-    func forget(_ key: RecordKey) -> Bool {
+    package func forget(_ key: RecordKey) -> Bool {
         state.withLock { state in
             guard case .written = state.records.removeValue(forKey: key) else { return false }
             return true
@@ -65,13 +65,13 @@ final class DeferredWrites: Sendable {
     }
 
     /// Forgets every record of a kind in a scope (after they were deleted in the database).
-    func forgetAll(kind: String, scope: String) {
+    package func forgetAll(kind: String, scope: String) {
         state.withLock { state in state.records = state.records.filter { $0.key.kind != kind || $0.key.scope != scope } }
     }
 
     /// Takes the writes to send (sorted, so that nodes lock rows in one order) and marks
     /// the records as read.
-    func takeWrites() -> (records: [Record], events: [(event: StreamEvent, key: String?)]) {
+    package func takeWrites() -> (records: [Record], events: [(event: StreamEvent, key: String?)]) {
         state.withLock { state in
             var records: [Record] = []
             for (key, entry) in state.records {
@@ -86,13 +86,13 @@ final class DeferredWrites: Sendable {
         }
     }
 
-    var hasWrites: Bool {
+    package var hasWrites: Bool {
         state.withLock { state in !state.events.isEmpty || state.records.values.contains { if case .written = $0 { true } else { false } } }
     }
 
     // MARK: Steps
 
-    func stepBegins(_ savepoint: String) {
+    package func stepBegins(_ savepoint: String) {
         state.withLock { state in
             state.savepoint = (savepoint, false)
             state.atStepStart = (state.records, state.events)
@@ -100,7 +100,7 @@ final class DeferredWrites: Sendable {
     }
 
     /// The savepoint to send before the step's first write, once.
-    func savepointToSend() -> String? {
+    package func savepointToSend() -> String? {
         state.withLock { state in
             guard let savepoint = state.savepoint, !savepoint.sent else { return nil }
             state.savepoint?.sent = true
@@ -110,7 +110,7 @@ final class DeferredWrites: Sendable {
 
     /// The step failed: back to what the transaction knew when it began (what it sent since
     /// is undone by rolling back to its savepoint, which the answer names if it was sent).
-    func stepFailed() -> String? {
+    package func stepFailed() -> String? {
         state.withLock { state in
             if let start = state.atStepStart {
                 state.records = start.records
@@ -122,7 +122,7 @@ final class DeferredWrites: Sendable {
     }
 
     /// The step succeeded: the savepoint to release, if it was sent.
-    func stepSucceeded() -> String? {
+    package func stepSucceeded() -> String? {
         state.withLock { state in
             defer { state.savepoint = nil; state.atStepStart = nil }
             return state.savepoint?.sent == true ? state.savepoint?.name : nil
@@ -132,11 +132,11 @@ final class DeferredWrites: Sendable {
 
 extension PostgresTransaction {
     /// Rows per multi-row statement: PostgreSQL takes at most 65,535 parameters.
-    static let rowsPerStatement = 1_000
+    package static let rowsPerStatement = 1_000
 
     /// Creates (when new) and locks the streams the batch's steps said they will append to,
     /// in name order, in one statement.
-    func lockStreams(_ names: Set<String>) async throws {
+    package func lockStreams(_ names: Set<String>) async throws {
         guard !names.isEmpty else { return }
         let locked = try await raceAware { try await self.storage.lockStreams(names.sorted(), on: self.connection) }
         for (name, info) in locked {
@@ -146,7 +146,7 @@ extension PostgresTransaction {
 
     /// Reads (and locks, in key order) the records the batch's steps said they will read,
     /// in one statement per thousand; remembers which are missing.
-    func prefetch(_ keys: Set<RecordKey>) async throws {
+    package func prefetch(_ keys: Set<RecordKey>) async throws {
         let sorted = keys.sorted()
         for start in stride(from: 0, to: sorted.count, by: Self.rowsPerStatement) {
             let chunk = sorted[start..<min(start + Self.rowsPerStatement, sorted.count)]
@@ -168,7 +168,7 @@ extension PostgresTransaction {
     }
 
     /// Runs a statement that changes the database, after the current step's savepoint.
-    func change(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    package func change(_ query: PostgresQuery) async throws -> [PostgresRow] {
         if let savepoint = deferred.savepointToSend() {
             _ = try await run(PostgresQuery(unsafeSQL: "SAVEPOINT \(savepoint)"))
         }
@@ -177,7 +177,7 @@ extension PostgresTransaction {
 
     /// Sends the deferred writes: records as multi-row upserts, events as multi-row inserts,
     /// their notifications in one statement.
-    func flush() async throws {
+    package func flush() async throws {
         guard deferred.hasWrites else { return }
         let (records, events) = deferred.takeWrites()
         for start in stride(from: 0, to: records.count, by: Self.rowsPerStatement) {

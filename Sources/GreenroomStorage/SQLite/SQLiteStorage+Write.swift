@@ -31,13 +31,13 @@ extension SQLiteStorage {
 
     // MARK: Records, read on either connection
 
-    static func decodeRecord(_ row: SQLRow) throws -> Record {
+    package static func decodeRecord(_ row: SQLRow) throws -> Record {
         guard let sort = row.column("sort")?.integer else { throw GreenroomServerError.storage("column sort is missing") }
         return Record(kind: try row.string("kind"), scope: try row.string("scope"), id: try row.string("id"),
                       sort: Int64(sort), tag: try row.string("tag"), data: try row.string("data"))
     }
 
-    static func binds(_ sql: RecordSQL) -> [SQLValue] {
+    package static func binds(_ sql: RecordSQL) -> [SQLValue] {
         sql.binds.map { bind in
             switch bind {
             case .text(let text): .text(text)
@@ -46,19 +46,19 @@ extension SQLiteStorage {
         }
     }
 
-    static func record(kind: String, scope: String, id: String, on connection: SQLiteHandle) throws -> Record? {
+    package static func record(kind: String, scope: String, id: String, on connection: SQLiteHandle) throws -> Record? {
         let rows = try connection.query(
             "SELECT kind, scope, id, sort, tag, data FROM records WHERE kind = ? AND scope = ? AND id = ?",
             [.text(kind), .text(scope), .text(id)])
         return try rows.first.map(decodeRecord)
     }
 
-    static func records(_ query: RecordQuery, on connection: SQLiteHandle) throws -> [Record] {
+    package static func records(_ query: RecordQuery, on connection: SQLiteHandle) throws -> [Record] {
         let sql = RecordSQL(query) { _ in "?" }
         return try connection.query(sql.select(query), binds(sql)).map(decodeRecord)
     }
 
-    static func countRecords(_ query: RecordQuery, on connection: SQLiteHandle) throws -> Int {
+    package static func countRecords(_ query: RecordQuery, on connection: SQLiteHandle) throws -> Int {
         let sql = RecordSQL(query) { _ in "?" }
         return try connection.query(sql.count(), binds(sql)).first?.column("n")?.integer ?? 0
     }
@@ -81,28 +81,28 @@ extension SQLiteStorage {
 
 /// A write transaction on SQLite's writer connection (the storage's write lock is held
 /// for its whole life, so what it reads stays as it read it).
-final class SQLiteTransaction: StorageTransaction {
-    let storage: SQLiteStorage
-    let batch = BatchState()
+package final class SQLiteTransaction: StorageTransaction {
+    package let storage: SQLiteStorage
+    package let batch = BatchState()
     private var writer: SQLiteHandle { storage.writer }
 
-    init(storage: SQLiteStorage) {
+    package init(storage: SQLiteStorage) {
         self.storage = storage
     }
 
-    func record(kind: String, scope: String, id: String) async throws -> Record? {
+    package func record(kind: String, scope: String, id: String) async throws -> Record? {
         try SQLiteStorage.record(kind: kind, scope: scope, id: id, on: writer)
     }
 
-    func records(_ query: RecordQuery) async throws -> [Record] {
+    package func records(_ query: RecordQuery) async throws -> [Record] {
         try SQLiteStorage.records(query, on: writer)
     }
 
-    func countRecords(_ query: RecordQuery) async throws -> Int {
+    package func countRecords(_ query: RecordQuery) async throws -> Int {
         try SQLiteStorage.countRecords(query, on: writer)
     }
 
-    func put(_ record: Record) async throws {
+    package func put(_ record: Record) async throws {
         try writer.query(
             """
             INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?)
@@ -110,66 +110,66 @@ final class SQLiteTransaction: StorageTransaction {
             """, [.text(record.kind), .text(record.scope), .text(record.id), .integer(Int(record.sort)), .text(record.tag), .text(record.data)])
     }
 
-    func insert(_ record: Record) async throws -> Bool {
+    package func insert(_ record: Record) async throws -> Bool {
         let rows = try writer.query(
             "INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             [.text(record.kind), .text(record.scope), .text(record.id), .integer(Int(record.sort)), .text(record.tag), .text(record.data)])
         return !rows.isEmpty
     }
 
-    func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
+    package func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
         let rows = try writer.query(
             "DELETE FROM records WHERE kind = ? AND scope = ? AND id = ? RETURNING id", [.text(kind), .text(scope), .text(id)])
         return !rows.isEmpty
     }
 
-    func deleteRecords(kind: String, scope: String) async throws -> Int {
+    package func deleteRecords(kind: String, scope: String) async throws -> Int {
         let rows = try writer.query("DELETE FROM records WHERE kind = ? AND scope = ? RETURNING id", [.text(kind), .text(scope)])
         return rows.count
     }
 
-    func lock(stream: String) async throws {
+    package func lock(stream: String) async throws {
         // The writer's lock already serialises every write transaction; loading the stream
         // keeps what the transaction knows of it the same as an append would.
         try await batch.lock(stream) { try self.storage.loadOrCreateStream($0, on: self.writer) }
     }
 
-    func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
+    package func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {
         try SQLiteStorage.presenceEntry(stream: stream, clientId: clientId, on: writer)
     }
 
-    func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
+    package func presenceCount(stream: String, clientIdPrefix prefix: String) async throws -> Int {
         try SQLiteStorage.presenceCount(stream: stream, clientIdPrefix: prefix, on: writer)
     }
 
-    func presence(stream: String) async throws -> [PresenceEntry] {
+    package func presence(stream: String) async throws -> [PresenceEntry] {
         try SQLiteStorage.presence(stream: stream, on: writer)
     }
 
-    func putPresence(_ entry: PresenceEntry) async throws -> Bool {
+    package func putPresence(_ entry: PresenceEntry) async throws -> Bool {
         try SQLiteStorage.putPresence(entry, on: writer)
     }
 
-    func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
+    package func removePresence(stream: String, clientId: String) async throws -> PresenceEntry? {
         try SQLiteStorage.removePresence(stream: stream, clientId: clientId, on: writer)
     }
 
-    func presence(userId: String) async throws -> [PresenceEntry] {
+    package func presence(userId: String) async throws -> [PresenceEntry] {
         try SQLiteStorage.presence(userId: userId, on: writer)
     }
 
-    func user(id: String) async throws -> User? { try SQLiteStorage.user(id: id, on: writer) }
-    func insertUser(_ user: User) async throws -> Bool { try SQLiteStorage.insertUser(user, on: writer) }
-    func saveUser(_ user: User) async throws { try SQLiteStorage.saveUser(user, on: writer) }
-    func deleteUser(id: String) async throws -> Bool { try SQLiteStorage.deleteUser(id: id, on: writer) }
+    package func user(id: String) async throws -> User? { try SQLiteStorage.user(id: id, on: writer) }
+    package func insertUser(_ user: User) async throws -> Bool { try SQLiteStorage.insertUser(user, on: writer) }
+    package func saveUser(_ user: User) async throws { try SQLiteStorage.saveUser(user, on: writer) }
+    package func deleteUser(id: String) async throws -> Bool { try SQLiteStorage.deleteUser(id: id, on: writer) }
 
-    func retire(stream: String) async throws {
+    package func retire(stream: String) async throws {
         try await lock(stream: stream)
         try writer.query("DELETE FROM events WHERE stream = ?", [.text(stream)])
         batch.retire(stream, epoch: SQLiteStorage.newEpoch())
     }
 
-    func rewriteEvents(stream: String, containing needle: String,
+    package func rewriteEvents(stream: String, containing needle: String,
                        _ rewrite: @escaping @Sendable (StreamEvent) throws -> RawJSON?) async throws -> Int {
         try await lock(stream: stream)
         let epoch = batch.info(stream)?.epoch ?? ""
@@ -186,7 +186,7 @@ final class SQLiteTransaction: StorageTransaction {
         return changed
     }
 
-    func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
+    package func append(_ appends: [EventAppend]) async throws -> [AppendOutcome] {
         try await batch.append(appends) { name in
             try self.storage.loadOrCreateStream(name, on: self.writer)
         } findKey: { stream, key, epoch in

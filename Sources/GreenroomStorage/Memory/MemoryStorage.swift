@@ -144,17 +144,17 @@ public final class MemoryStorage: GreenroomStorage {
 public final class MemoryDatabase: Sendable {
     private let state = Locked(MemoryState())
     /// Held by a write transaction from its first statement to its commit.
-    let writeLock = AsyncLock()
+    package let writeLock = AsyncLock()
 
     /// Makes an empty database.
     public init() {}
 
-    func read<T>(_ body: (MemoryState) -> T) -> T { state.withLock { body($0) } }
-    func update(_ body: (inout MemoryState) -> Void) { state.withLock { body(&$0) } }
+    package func read<T>(_ body: (MemoryState) -> T) -> T { state.withLock { body($0) } }
+    package func update(_ body: (inout MemoryState) -> Void) { state.withLock { body(&$0) } }
 
     /// Runs `body` on a copy of the committed state under the write lock and commits the
     /// copy when `body` returns (nothing when it throws).
-    func writing<T: Sendable>(_ body: @escaping @Sendable (inout MemoryState) throws -> T) async throws -> T {
+    package func writing<T: Sendable>(_ body: @escaping @Sendable (inout MemoryState) throws -> T) async throws -> T {
         try await writeLock.withLock {
             var working = self.read { $0 }
             let result = try body(&working)

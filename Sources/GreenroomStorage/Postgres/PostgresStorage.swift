@@ -14,11 +14,11 @@ public final class PostgresStorage: GreenroomStorage {
     /// The channel events are announced on.
     public static let notifyChannel = "greenroom_events"
     /// Payloads up to this size carry the whole event; larger ones only its position.
-    static let maxNotifyPayload = 7_000
+    package static let maxNotifyPayload = 7_000
 
-    let client: PostgresClient
-    let location: DatabaseURL
-    let logger: Logger
+    package let client: PostgresClient
+    package let location: DatabaseURL
+    package let logger: Logger
     private let runner: Task<Void, Never>
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`),
@@ -55,7 +55,7 @@ public final class PostgresStorage: GreenroomStorage {
     // MARK: Schema
 
     /// The schema, one step per version (the same versions as SQLite's).
-    static let migrations: [[PostgresQuery]] = [
+    package static let migrations: [[PostgresQuery]] = [
         [
             """
             CREATE TABLE users (id TEXT PRIMARY KEY, nickname TEXT NOT NULL, nickname_lower TEXT NOT NULL,
@@ -131,7 +131,7 @@ public final class PostgresStorage: GreenroomStorage {
 
     /// Runs one query outside a transaction and collects its rows.
     @discardableResult
-    func fetch(_ query: PostgresQuery) async throws -> [PostgresRow] {
+    package func fetch(_ query: PostgresQuery) async throws -> [PostgresRow] {
         do {
             return try await client.query(query, logger: logger).collect()
         } catch {
@@ -141,7 +141,7 @@ public final class PostgresStorage: GreenroomStorage {
 
     /// Runs `body` in a transaction; the closure's own error is rethrown as it is (not
     /// wrapped in postgres-nio's transaction error).
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    package func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         } catch let error as PostgresTransactionError {
@@ -154,7 +154,7 @@ public final class PostgresStorage: GreenroomStorage {
 
     /// Maps a database failure to what the caller can act on; errors of the caller's own
     /// pass through.
-    func storageError(_ error: any Error) -> any Error {
+    package func storageError(_ error: any Error) -> any Error {
         switch error {
         case let psql as PSQLError:
             logger.error("postgres: \(String(reflecting: psql))")
@@ -169,15 +169,15 @@ public final class PostgresStorage: GreenroomStorage {
 }
 
 /// A parsed `postgres://user:password@host:port/database?sslmode=disable|prefer|require`.
-struct DatabaseURL: Sendable {
-    var host: String
-    var port: Int
-    var username: String
-    var password: String?
-    var database: String?
-    var sslMode: String
+package struct DatabaseURL: Sendable {
+    package var host: String
+    package var port: Int
+    package var username: String
+    package var password: String?
+    package var database: String?
+    package var sslMode: String
 
-    init(_ url: String) throws {
+    package init(_ url: String) throws {
         guard let components = URLComponents(string: url),
               components.scheme == "postgres" || components.scheme == "postgresql",
               let host = components.host, !host.isEmpty
@@ -193,7 +193,7 @@ struct DatabaseURL: Sendable {
         self.sslMode = components.queryItems?.first(where: { $0.name == "sslmode" })?.value ?? "prefer"
     }
 
-    var clientConfiguration: PostgresClient.Configuration {
+    package var clientConfiguration: PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS = switch sslMode {
         case "disable": .disable
         case "require", "verify-ca", "verify-full": .require(.makeClientConfiguration())
@@ -203,7 +203,7 @@ struct DatabaseURL: Sendable {
     }
 
     /// The configuration of a single connection (the event listener holds one of its own).
-    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+    package func connectionConfiguration() throws -> PostgresConnection.Configuration {
         let tls: PostgresConnection.Configuration.TLS = switch sslMode {
         case "disable": .disable
         case "require", "verify-ca", "verify-full": .require(try .init(configuration: .makeClientConfiguration()))

@@ -2,23 +2,23 @@ import Foundation
 import GreenroomProtocol
 
 extension SQLiteStorage {
-    static let userColumns = "id, nickname, profile_url, extra_data, created_at, updated_at"
+    package static let userColumns = "id, nickname, profile_url, extra_data, created_at, updated_at"
 
-    static func decodeUser(_ row: SQLRow) throws -> User {
+    package static func decodeUser(_ row: SQLRow) throws -> User {
         let extra = try RawJSON(json: try row.string("extra_data")).dictionaryValue ?? [:]
         return User(
             id: try row.string("id"), nickname: try row.string("nickname"), profileURL: row.optionalString("profile_url"),
             extraData: extra, createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
     }
 
-    static func userBinds(_ user: User) throws -> [SQLValue] {
+    package static func userBinds(_ user: User) throws -> [SQLValue] {
         [
             .text(user.id), .text(user.nickname), .text(user.nickname.lowercased()), .text(user.profileURL),
             .text(try RawJSON.dictionary(user.extraData).jsonString()), .date(user.createdAt), .date(user.updatedAt),
         ]
     }
 
-    static let insertUserSQL = """
+    package static let insertUserSQL = """
         INSERT INTO users (id, nickname, nickname_lower, profile_url, extra_data, created_at, updated_at)
         VALUES (?, ?, ?, ?, ?, ?, ?)
         """
@@ -28,15 +28,15 @@ extension SQLiteStorage {
         try await read { try Self.user(id: id, on: $0) }
     }
 
-    static func user(id: String, on connection: SQLiteHandle) throws -> User? {
+    package static func user(id: String, on connection: SQLiteHandle) throws -> User? {
         try connection.query("SELECT \(userColumns) FROM users WHERE id = ?", [.text(id)]).first.map(decodeUser)
     }
 
-    static func insertUser(_ user: User, on connection: SQLiteHandle) throws -> Bool {
+    package static func insertUser(_ user: User, on connection: SQLiteHandle) throws -> Bool {
         !(try connection.query(insertUserSQL + " ON CONFLICT (id) DO NOTHING RETURNING id", try userBinds(user))).isEmpty
     }
 
-    static func saveUser(_ user: User, on connection: SQLiteHandle) throws {
+    package static func saveUser(_ user: User, on connection: SQLiteHandle) throws {
         let binds = try userBinds(user)
         try connection.query(
             """
@@ -45,7 +45,7 @@ extension SQLiteStorage {
             """, [binds[1], binds[2], binds[3], binds[4], binds[6], .text(user.id)])
     }
 
-    static func deleteUser(id: String, on connection: SQLiteHandle) throws -> Bool {
+    package static func deleteUser(id: String, on connection: SQLiteHandle) throws -> Bool {
         !(try connection.query("DELETE FROM users WHERE id = ? RETURNING id", [.text(id)])).isEmpty
     }
 

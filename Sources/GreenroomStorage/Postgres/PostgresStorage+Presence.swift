@@ -3,7 +3,7 @@ import GreenroomProtocol
 import PostgresNIO
 
 extension PostgresStorage {
-    static func decodePresence(_ row: PostgresRow) throws -> PresenceEntry {
+    package static func decodePresence(_ row: PostgresRow) throws -> PresenceEntry {
         let (stream, client, user, data, joined, expires, node) = try row.decode((String, String, String, String, Double, Double, String).self)
         return PresenceEntry(
             stream: stream, clientId: client, userId: user, data: try RawJSON(json: data),
@@ -13,29 +13,29 @@ extension PostgresStorage {
 
     // MARK: Statements, run on the pool (committed data) or a transaction's connection
 
-    static func presenceEntryQuery(stream: String, clientId: String) -> PostgresQuery {
+    package static func presenceEntryQuery(stream: String, clientId: String) -> PostgresQuery {
         "SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence WHERE stream = \(stream) AND client_id = \(clientId)"
     }
 
-    static func presenceCountQuery(stream: String, clientIdPrefix prefix: String) -> PostgresQuery {
+    package static func presenceCountQuery(stream: String, clientIdPrefix prefix: String) -> PostgresQuery {
         "SELECT COUNT(*) FROM presence WHERE stream = \(stream) AND left(client_id, \(prefix.count)::INT) = \(prefix)"
     }
 
-    static func presenceQuery(stream: String) -> PostgresQuery {
+    package static func presenceQuery(stream: String) -> PostgresQuery {
         """
         SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
         WHERE stream = \(stream) ORDER BY joined_at, client_id COLLATE "C"
         """
     }
 
-    static func presenceQuery(userId: String) -> PostgresQuery {
+    package static func presenceQuery(userId: String) -> PostgresQuery {
         """
         SELECT stream, client_id, user_id, data, joined_at, expires_at, node FROM presence
         WHERE user_id = \(userId) ORDER BY stream COLLATE "C", client_id COLLATE "C" FOR UPDATE
         """
     }
 
-    static func putPresenceQuery(_ entry: PresenceEntry) throws -> PostgresQuery {
+    package static func putPresenceQuery(_ entry: PresenceEntry) throws -> PostgresQuery {
         let data = try entry.data.jsonString()
         return """
             INSERT INTO presence (stream, client_id, user_id, data, joined_at, expires_at, node)
@@ -46,7 +46,7 @@ extension PostgresStorage {
             """
     }
 
-    static func removePresenceQuery(stream: String, clientId: String) -> PostgresQuery {
+    package static func removePresenceQuery(stream: String, clientId: String) -> PostgresQuery {
         """
         DELETE FROM presence WHERE stream = \(stream) AND client_id = \(clientId)
         RETURNING stream, client_id, user_id, data, joined_at, expires_at, node

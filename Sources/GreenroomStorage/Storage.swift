@@ -12,9 +12,9 @@ public struct EventAppend: Sendable {
     /// A key that makes a retried append return the first event instead of a second one.
     public var idempotencyKey: String?
     /// The users the event is for, when not every reader of the stream.
-    var audience: Set<String>?
+    package var audience: Set<String>?
     /// Who loses the right to read the stream with this event.
-    var revokes: ReadRevocation?
+    package var revokes: ReadRevocation?
 
     /// Makes an append.
     public init(stream: String, type: String, data: RawJSON, idempotencyKey: String? = nil) {

@@ -3,22 +3,22 @@ import GreenroomProtocol
 import PostgresNIO
 
 extension PostgresStorage {
-    typealias UserRow = (String, String, String?, String, Double, Double)
+    package typealias UserRow = (String, String, String?, String, Double, Double)
 
-    static func decodeUser(_ row: PostgresRow) throws -> User {
+    package static func decodeUser(_ row: PostgresRow) throws -> User {
         let (id, nickname, url, extra, created, updated) = try row.decode(UserRow.self)
         return User(
             id: id, nickname: nickname, profileURL: url, extraData: try RawJSON(json: extra).dictionaryValue ?? [:],
             createdAt: Date(timeIntervalSince1970: created), updatedAt: Date(timeIntervalSince1970: updated))
     }
 
-    static func userQuery(id: String, lock: Bool) -> PostgresQuery {
+    package static func userQuery(id: String, lock: Bool) -> PostgresQuery {
         var query: PostgresQuery = "SELECT id, nickname, profile_url, extra_data, created_at, updated_at FROM users WHERE id = \(id)"
         if lock { query.sql += " FOR UPDATE" }
         return query
     }
 
-    static func insertUserQuery(_ user: User) throws -> PostgresQuery {
+    package static func insertUserQuery(_ user: User) throws -> PostgresQuery {
         let extra = try RawJSON.dictionary(user.extraData).jsonString()
         return """
             INSERT INTO users (id, nickname, nickname_lower, profile_url, extra_data, created_at, updated_at)
@@ -28,7 +28,7 @@ extension PostgresStorage {
             """
     }
 
-    static func saveUserQuery(_ user: User) throws -> PostgresQuery {
+    package static func saveUserQuery(_ user: User) throws -> PostgresQuery {
         let extra = try RawJSON.dictionary(user.extraData).jsonString()
         return """
             UPDATE users SET nickname = \(user.nickname), nickname_lower = \(user.nickname.lowercased()),

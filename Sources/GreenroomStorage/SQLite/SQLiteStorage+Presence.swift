@@ -2,9 +2,9 @@ import Foundation
 import GreenroomProtocol
 
 extension SQLiteStorage {
-    static let presenceColumns = "stream, client_id, user_id, data, joined_at, expires_at, node"
+    package static let presenceColumns = "stream, client_id, user_id, data, joined_at, expires_at, node"
 
-    static func decodePresence(_ row: SQLRow) throws -> PresenceEntry {
+    package static func decodePresence(_ row: SQLRow) throws -> PresenceEntry {
         PresenceEntry(
             stream: try row.string("stream"), clientId: try row.string("client_id"), userId: try row.string("user_id"),
             data: try RawJSON(json: try row.string("data")), joinedAt: try row.date("joined_at"),
@@ -14,32 +14,32 @@ extension SQLiteStorage {
     // MARK: Statements, on either connection (the reader for committed data, the writer
     // inside a transaction)
 
-    static func presenceEntry(stream: String, clientId: String, on connection: SQLiteHandle) throws -> PresenceEntry? {
+    package static func presenceEntry(stream: String, clientId: String, on connection: SQLiteHandle) throws -> PresenceEntry? {
         try connection.query(
             "SELECT \(presenceColumns) FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)]
         ).first.map(decodePresence)
     }
 
-    static func presenceCount(stream: String, clientIdPrefix prefix: String, on connection: SQLiteHandle) throws -> Int {
+    package static func presenceCount(stream: String, clientIdPrefix prefix: String, on connection: SQLiteHandle) throws -> Int {
         try connection.query(
             "SELECT COUNT(*) AS n FROM presence WHERE stream = ? AND substr(client_id, 1, ?) = ?",
             [.text(stream), .integer(prefix.utf8.count), .text(prefix)]
         ).first?.column("n")?.integer ?? 0
     }
 
-    static func presence(stream: String, on connection: SQLiteHandle) throws -> [PresenceEntry] {
+    package static func presence(stream: String, on connection: SQLiteHandle) throws -> [PresenceEntry] {
         try connection.query(
             "SELECT \(presenceColumns) FROM presence WHERE stream = ? ORDER BY joined_at, client_id", [.text(stream)]
         ).map(decodePresence)
     }
 
-    static func presence(userId: String, on connection: SQLiteHandle) throws -> [PresenceEntry] {
+    package static func presence(userId: String, on connection: SQLiteHandle) throws -> [PresenceEntry] {
         try connection.query(
             "SELECT \(presenceColumns) FROM presence WHERE user_id = ? ORDER BY stream, client_id", [.text(userId)]
         ).map(decodePresence)
     }
 
-    static func putPresence(_ entry: PresenceEntry, on connection: SQLiteHandle) throws -> Bool {
+    package static func putPresence(_ entry: PresenceEntry, on connection: SQLiteHandle) throws -> Bool {
         let existing = try connection.query(
             "SELECT client_id FROM presence WHERE stream = ? AND client_id = ?", [.text(entry.stream), .text(entry.clientId)])
         // As PostgreSQL's upsert: a replaced entry keeps its user and join time (its place in
@@ -54,7 +54,7 @@ extension SQLiteStorage {
         return existing.isEmpty
     }
 
-    static func removePresence(stream: String, clientId: String, on connection: SQLiteHandle) throws -> PresenceEntry? {
+    package static func removePresence(stream: String, clientId: String, on connection: SQLiteHandle) throws -> PresenceEntry? {
         guard let entry = try presenceEntry(stream: stream, clientId: clientId, on: connection) else { return nil }
         try connection.query("DELETE FROM presence WHERE stream = ? AND client_id = ?", [.text(stream), .text(clientId)])
         return entry

@@ -6,16 +6,16 @@ import Logging
 /// is a transaction under one lock, so appends are ordered and grouped) and one reader,
 /// each on a thread of its own.
 public final class SQLiteStorage: GreenroomStorage {
-    let writer: SQLiteHandle
-    let reader: SQLiteHandle
+    package let writer: SQLiteHandle
+    package let reader: SQLiteHandle
     /// The connections' threads: SQLite calls block (a commit's fsync, a busy wait that can
     /// last seconds), so they must not run on the threads the rest of the process shares.
-    let writerThread: SQLiteThread
-    let readerThread: SQLiteThread
+    package let writerThread: SQLiteThread
+    package let readerThread: SQLiteThread
     /// Moves the write-ahead log into the database file off the writer's thread (see
     /// ``didCommit()``); it has a connection and a thread of its own.
-    let checkpointer: SQLiteCheckpointer
-    let writeLock = AsyncLock()
+    package let checkpointer: SQLiteCheckpointer
+    package let writeLock = AsyncLock()
     /// The path of the database file.
     public let path: String
     /// Whether a commit waits for the disk.
@@ -85,7 +85,7 @@ public final class SQLiteStorage: GreenroomStorage {
     }
 
     /// The schema, one step per version; a database at version N runs the steps after N.
-    static let migrations: [[String]] = [
+    package static let migrations: [[String]] = [
         // 1: users, streams and their event logs.
         [
             """
@@ -168,13 +168,13 @@ public final class SQLiteStorage: GreenroomStorage {
     }
 
     /// Runs `body` on the reader connection, on its thread.
-    func read<T: Sendable>(_ body: @Sendable (SQLiteHandle) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @Sendable (SQLiteHandle) throws -> T) async throws -> T {
         try await readerThread.run { try body(self.reader) }
     }
 
     /// Runs `body` in a write transaction under the write lock, on the writer's thread (so
     /// the transaction's statements are plain calls there, without a hand-off each).
-    func write<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func write<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         try await writeLock.withLock {
             try await self.writerThread.run {
                 try self.writer.query("BEGIN IMMEDIATE")
@@ -194,22 +194,22 @@ public final class SQLiteStorage: GreenroomStorage {
 }
 
 extension SQLRow {
-    func string(_ name: String) throws -> String {
+    package func string(_ name: String) throws -> String {
         guard let value = column(name)?.string else { throw GreenroomServerError.storage("column \(name) is missing") }
         return value
     }
 
-    func optionalString(_ name: String) -> String? {
+    package func optionalString(_ name: String) -> String? {
         guard let data = column(name), !data.isNull else { return nil }
         return data.string
     }
 
-    func date(_ name: String) throws -> Date {
+    package func date(_ name: String) throws -> Date {
         guard let value = column(name)?.double else { throw GreenroomServerError.storage("column \(name) is missing") }
         return Date(timeIntervalSince1970: value)
     }
 
-    func offset(_ name: String) throws -> UInt64 {
+    package func offset(_ name: String) throws -> UInt64 {
         guard let value = column(name)?.integer, value >= 0 else { throw GreenroomServerError.storage("column \(name) is missing") }
         return UInt64(value)
     }

@@ -9,10 +9,10 @@ import Logging
 /// which a checkpoint running beside a busy writer never sees; so after each background
 /// checkpoint the writer, between two transactions, copies the few frames written since
 /// (``didCommit()`` says when), and its next transaction restarts the log.
-final class SQLiteCheckpointer: Sendable {
+package final class SQLiteCheckpointer: Sendable {
     /// Commits between checkpoints: at some ten pages a grouped commit, about SQLite's own
     /// default of 1,000 pages.
-    static let commitsPerCheckpoint = 100
+    package static let commitsPerCheckpoint = 100
 
     private struct State {
         var commits = 0
@@ -33,7 +33,7 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     /// Opens the checkpointer's connection to the database at `path`.
-    static func open(path: String, logger: Logger) async throws -> SQLiteCheckpointer {
+    package static func open(path: String, logger: Logger) async throws -> SQLiteCheckpointer {
         let thread = SQLiteThread()
         do {
             let handle = try await thread.run {
@@ -52,7 +52,7 @@ final class SQLiteCheckpointer: Sendable {
     /// running. - Returns: whether the writer should now copy the frames written since the
     /// last background checkpoint (one passive checkpoint on its own connection, before its
     /// next transaction).
-    func didCommit() -> Bool {
+    package func didCommit() -> Bool {
         let (start, finish) = state.withLock { state -> (Bool, Bool) in
             state.commits += 1
             let finish = state.caughtUp
@@ -81,12 +81,12 @@ final class SQLiteCheckpointer: Sendable {
     }
 
     /// Runs one passive checkpoint now.
-    func checkpoint() async throws {
+    package func checkpoint() async throws {
         try await thread.run { _ = try self.handle.query("PRAGMA wal_checkpoint(PASSIVE)") }
     }
 
     /// Closes the connection (after a running checkpoint) and stops the thread.
-    func close() async throws {
+    package func close() async throws {
         state.withLock { $0.closed = true }
         try await thread.run { self.handle.close() }
         try await thread.shutdown()

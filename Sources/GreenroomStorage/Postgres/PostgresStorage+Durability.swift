@@ -15,14 +15,14 @@ import PostgresNIO
 ///
 /// `fsync = off` is the server's alone; no session can undo it. It is logged as a warning:
 /// then a crash of PostgreSQL's machine can lose acknowledged changes.
-struct PostgresCommitSettings: Sendable, Equatable {
+package struct PostgresCommitSettings: Sendable, Equatable {
     /// `synchronous_commit` as a new connection of Greenroom's role gets it.
-    var synchronousCommit: String
+    package var synchronousCommit: String
     /// Whether the server's `fsync` is on.
-    var fsync: Bool
+    package var fsync: Bool
 
     /// Reads the settings on a connection of its own to `location`.
-    static func read(_ location: DatabaseURL, logger: Logger) async throws -> PostgresCommitSettings {
+    package static func read(_ location: DatabaseURL, logger: Logger) async throws -> PostgresCommitSettings {
         let row: (String, String)?
         do {
             let connection = try await PostgresConnection.connect(configuration: location.connectionConfiguration(), id: 0, logger: logger)
@@ -44,12 +44,12 @@ struct PostgresCommitSettings: Sendable, Equatable {
     }
 
     /// The run-time parameters every connection of the pool asks for when it starts.
-    var startupParameters: [(String, String)] {
+    package var startupParameters: [(String, String)] {
         synchronousCommit == "off" ? [("synchronous_commit", "on")] : []
     }
 
     /// Tells the operator what the settings mean for acknowledged changes.
-    func log(to logger: Logger) {
+    package func log(to logger: Logger) {
         if synchronousCommit == "off" {
             logger.notice("PostgreSQL's synchronous_commit is off for this role and database; Greenroom's connections turn it on, so a commit is on the disk before it is acknowledged")
         }
