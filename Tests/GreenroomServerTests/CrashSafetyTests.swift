@@ -113,7 +113,7 @@ struct CrashSafetyTests {
     /// what drops it at the end; `nil` when PostgreSQL is not available.
     static func database(_ backend: Backend) async throws -> ([String], @Sendable () async -> Void)? {
         guard backend == .postgres else { return ([], {}) }
-        guard let admin = TestEnvironment.postgres(for: "the PostgreSQL crash test") else { return nil }
+        guard let admin = await TestEnvironment.postgres(for: "the PostgreSQL crash test") else { return nil }
         let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         return (["--database", url], { await TestEnvironment.dropPostgresDatabase(url, adminURL: admin) })
     }
@@ -122,7 +122,7 @@ struct CrashSafetyTests {
 extension CrashSafetyTests {
     @Test("PostgreSQL serialization failures (40001) forced into write batches: each batch runs again and every message is stored once, in one gapless sequence; a batch that keeps failing is refused as unavailable and stores nothing")
     func serializationFailuresRetried() async throws {
-        guard let admin = TestEnvironment.postgres(for: "the forced serialization failure test") else { return }
+        guard let admin = await TestEnvironment.postgres(for: "the forced serialization failure test") else { return }
         let database = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         defer { Task { await TestEnvironment.dropPostgresDatabase(database, adminURL: admin) } }
         try await withServer({ $0.databaseURL = database }) { server in

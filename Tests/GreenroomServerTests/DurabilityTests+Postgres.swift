@@ -6,7 +6,7 @@ import Testing
 extension DurabilityTests {
     @Test("a PostgreSQL database whose synchronous_commit is off gets it on for every connection of Greenroom's pool; settings that wait for the disk are kept")
     func postgresSynchronousCommit() async throws {
-        guard let admin = TestEnvironment.postgres(for: "PostgreSQL's commit settings") else { return }
+        guard let admin = await TestEnvironment.postgres(for: "PostgreSQL's commit settings") else { return }
         for (databaseDefault, expected) in [("off", "on"), ("remote_apply", "remote_apply"), ("local", "local"), ("on", "on")] {
             let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
             let name = String(try #require(URLComponents(string: url)?.path.dropFirst()))

@@ -156,7 +156,7 @@ extension MediaBrowserTests {
     @Test("two nodes on one PostgreSQL database and two Janus servers, both given to each node: rooms are spread over the two, every node routes a room to the Janus that holds it (a host on one node reaches a viewer on the other), a room on a Janus that died is made again there while the other's go on; who talks is stored once per change")
     func twoNodes() async throws {
         guard let programs = MediaPrograms.find(for: "the browser media tests", browsers: true),
-              let admin = TestEnvironment.postgres(for: "the two-node media test") else { return }
+              let admin = await TestEnvironment.postgres(for: "the two-node media test") else { return }
         try await HeavyTests.run {
             let database = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
             let directory = TestServer.makeDataDirectory()

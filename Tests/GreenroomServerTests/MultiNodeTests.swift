@@ -9,7 +9,7 @@ struct MultiNodeTests {
     /// Runs `body` with a fresh database and a data directory the nodes share (so they
     /// share the app secret and API key); nothing when PostgreSQL is not available.
     func withCluster(_ body: (String, String) async throws -> Void) async throws {
-        guard let admin = TestEnvironment.postgres(for: "the multi-node tests") else { return }
+        guard let admin = await TestEnvironment.postgres(for: "the multi-node tests") else { return }
         let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         let directory = TestServer.makeDataDirectory()
         do {
@@ -105,7 +105,7 @@ struct MultiNodeTests {
             try await one.server.publish(stream: "app:gap", data: 1)
             _ = try await collect(subscription, count: 1)
             // Cut every listener; notifications sent before they return are lost.
-            guard let admin = TestEnvironment.postgresAdminURL else { return }
+            guard let admin = await TestEnvironment.postgresAdminURL else { return }
             let name = String(URLComponents(string: url)!.path.dropFirst())
             try await TestEnvironment.withAdminConnection(admin) { connection in
                 try await connection.query(

@@ -50,16 +50,6 @@ extension ProtocolRobustnessTests {
 
     /// `count` masked text frames of `text`, back to back.
     static func frames(_ text: String, count: Int) -> [UInt8] {
-        let payload = Array(text.utf8)
-        let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
-        var frame: [UInt8] = [0x81]
-        if payload.count < 126 {
-            frame.append(0x80 | UInt8(payload.count))
-        } else {
-            frame += [0x80 | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xff)]
-        }
-        frame += mask
-        frame += payload.enumerated().map { $0.element ^ mask[$0.offset % 4] }
-        return Array([[UInt8]](repeating: frame, count: count).joined())
+        Array([[UInt8]](repeating: RawSocket.frame(opcode: 1, payload: Array(text.utf8)), count: count).joined())
     }
 }

@@ -149,7 +149,7 @@ struct PushTests {
 
     @Test("two nodes on PostgreSQL: a member connected to the other node is not pushed; one who is connected nowhere is, once")
     func twoNodes() async throws {
-        guard let admin = TestEnvironment.postgres(for: "the two-node push test") else { return }
+        guard let admin = await TestEnvironment.postgres(for: "the two-node push test") else { return }
         let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         let directory = TestServer.makeDataDirectory()
         let (apns, configure) = try await Self.apns()

@@ -54,7 +54,7 @@ struct TransactionalChangeTests {
 
     @Test("20 clients on two PostgreSQL nodes join a meeting limited to 5 at once: exactly 5 are inside")
     func meetingLimitOnTwoNodes() async throws {
-        guard let admin = TestEnvironment.postgres(for: "the two-node participant limit test") else { return }
+        guard let admin = await TestEnvironment.postgres(for: "the two-node participant limit test") else { return }
         let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         defer { Task { await TestEnvironment.dropPostgresDatabase(url, adminURL: admin) } }
         let directory = TestServer.makeDataDirectory()

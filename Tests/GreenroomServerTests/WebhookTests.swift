@@ -173,7 +173,7 @@ struct WebhookTests {
 
     @Test("two nodes on PostgreSQL: events written on both arrive once each, in order per stream, never sent by both at once")
     func twoNodes() async throws {
-        guard let admin = TestEnvironment.postgres(for: "the two-node webhook test") else { return }
+        guard let admin = await TestEnvironment.postgres(for: "the two-node webhook test") else { return }
         let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
         let directory = TestServer.makeDataDirectory()
         let receiver = WebhookReceiver()

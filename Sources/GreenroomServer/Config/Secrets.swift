@@ -49,9 +49,9 @@ public struct Secrets: Sendable {
         }
         let secretPath = (directory as NSString).appendingPathComponent("app-secret")
         let keyPath = (directory as NSString).appendingPathComponent("api-key")
-        let (secret, createdSecret) = try readOrCreate(secretPath) { "grs_" + randomHex(bytes: 32) }
+        let (secret, createdSecret) = try readOrCreate(secretPath) { "grs_" + RandomHex.string(bytes: 32) }
         try checkAppSecret(secret, at: secretPath)
-        let (key, createdKey) = try readOrCreate(keyPath) { "grk_" + randomHex(bytes: 24) }
+        let (key, createdKey) = try readOrCreate(keyPath) { "grk_" + RandomHex.string(bytes: 24) }
         let previousSecret = readIfPresent(secretPath + ".previous")
         if let previousSecret { try checkAppSecret(previousSecret, at: secretPath + ".previous") }
         return Secrets(appSecret: secret, apiKey: key, appSecretPath: secretPath, apiKeyPath: keyPath, created: createdSecret || createdKey,
@@ -98,6 +98,4 @@ public struct Secrets: Sendable {
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return (value, true)
     }
-
-    static func randomHex(bytes: Int) -> String { RandomHex.string(bytes: bytes) }
 }

@@ -59,7 +59,7 @@ final class ServerCore: Sendable {
     init(configuration: ServerConfiguration, backend: StorageBackend, media mediaBackend: MediaBackend = .none,
          tokens: TokenService, secrets: Secrets, logger: Logger) {
         let storage = backend.storage
-        let nodeId = Secrets.randomHex(bytes: 6)
+        let nodeId = RandomHex.string(bytes: 6)
         let metrics = ServerMetrics()
         let hub = EventHub()
         let broker = backend.makeBroker(hub, metrics, logger)

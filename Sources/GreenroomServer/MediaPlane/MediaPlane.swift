@@ -205,7 +205,7 @@ final class MediaPlane: Sendable {
         let record = try await events.transact { transaction in
             if let existing = try await transaction.load(MediaRoomRecord.self, id: stream) { return existing }
             guard let placement else { throw JanusGateway.unavailable }
-            let record = MediaRoomRecord(stream: stream, room: Self.randomId(), secret: Secrets.randomHex(bytes: 16), janus: placement.url)
+            let record = MediaRoomRecord(stream: stream, room: Self.randomId(), secret: RandomHex.string(bytes: 16), janus: placement.url)
             _ = try await transaction.insert(try record.asRecord())
             return try await transaction.load(MediaRoomRecord.self, id: stream) ?? record
         }

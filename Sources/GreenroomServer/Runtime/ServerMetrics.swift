@@ -11,10 +11,8 @@ public final class ServerMetrics: Sendable {
     /// The registry the metrics live in.
     public let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
-    private let connectionsGauge: Metrics.Gauge
-    private let connectionCount = Atomic<Int>(0)
-    private let queuedGauge: Metrics.Gauge
-    private let queuedCount = Atomic<Int>(0)
+    private let connectionsGauge: CountingGauge
+    private let queuedGauge: CountingGauge
     private let delivered: Metrics.Counter
     private let drops: Metrics.Counter
     private let appended: Metrics.Counter
@@ -30,8 +28,8 @@ public final class ServerMetrics: Sendable {
     /// Makes the metrics.
     public init() {
         factory = PrometheusMetricsFactory(registry: registry)
-        connectionsGauge = Metrics.Gauge(label: "greenroom_connections", dimensions: [], factory: factory)
-        queuedGauge = Metrics.Gauge(label: "greenroom_commands_queued", dimensions: [], factory: factory)
+        connectionsGauge = CountingGauge(label: "greenroom_connections", factory: factory)
+        queuedGauge = CountingGauge(label: "greenroom_commands_queued", factory: factory)
         delivered = Metrics.Counter(label: "greenroom_events_delivered_total", dimensions: [], factory: factory)
         drops = Metrics.Counter(label: "greenroom_outbound_queue_drops_total", dimensions: [], factory: factory)
         appended = Metrics.Counter(label: "greenroom_events_appended_total", dimensions: [], factory: factory)
@@ -43,24 +41,17 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Counts a connection opened (+1) or closed (-1).
-    func connectionChanged(by delta: Int) {
-        let now = connectionCount.add(delta, ordering: .relaxed).newValue
-        connectionsGauge.record(now)
-    }
+    func connectionChanged(by delta: Int) { connectionsGauge.add(delta) }
 
     /// The number of open WebSocket connections.
-    public var connections: Int { connectionCount.load(ordering: .relaxed) }
+    public var connections: Int { connectionsGauge.value }
 
     /// Counts commands read from sockets and not yet run (+) or run or dropped (-).
-    func commandsQueued(by delta: Int) {
-        guard delta != 0 else { return }
-        let now = queuedCount.add(delta, ordering: .relaxed).newValue
-        queuedGauge.record(now)
-    }
+    func commandsQueued(by delta: Int) { queuedGauge.add(delta) }
 
     /// The commands read from every connection's socket and not yet run: what clients that
     /// send faster than their commands run make the server hold.
-    public var queuedCommands: Int { queuedCount.load(ordering: .relaxed) }
+    public var queuedCommands: Int { queuedGauge.value }
 
     /// Counts a command by operation and outcome (`ok` or an error name).
     func command(_ op: String, outcome: String) {
@@ -91,4 +82,24 @@ public final class ServerMetrics: Sendable {
 
     /// The metrics in the Prometheus text format.
     public func exposition() -> String { registry.emitToString() }
+}
+
+/// A gauge of a count changed by deltas from many threads: the count is kept in an atomic
+/// (a Prometheus gauge can only be set) and the gauge set to each new value.
+final class CountingGauge: Sendable {
+    private let gauge: Metrics.Gauge
+    private let count = Atomic<Int>(0)
+
+    init(label: String, factory: PrometheusMetricsFactory) {
+        gauge = Metrics.Gauge(label: label, dimensions: [], factory: factory)
+    }
+
+    /// Adds `delta` (negative to take away) and sets the gauge.
+    func add(_ delta: Int) {
+        guard delta != 0 else { return }
+        gauge.record(count.add(delta, ordering: .relaxed).newValue)
+    }
+
+    /// The count now.
+    var value: Int { count.load(ordering: .relaxed) }
 }

@@ -13,17 +13,17 @@ enum TestEnvironment {
     static var requireAll: Bool { ProcessInfo.processInfo.environment["GREENROOM_REQUIRE_ALL"] == "1" }
 
     static var postgresAdminURL: String? {
-        if let named = ProcessInfo.processInfo.environment["GREENROOM_TEST_POSTGRES_URL"], !named.isEmpty { return named }
-        return try? PrivatePostgres.started.get()
+        get async {
+            if let named = ProcessInfo.processInfo.environment["GREENROOM_TEST_POSTGRES_URL"], !named.isEmpty { return named }
+            return try? await PrivatePostgres.started.value.get()
+        }
     }
 
     /// The admin URL, or `nil` after reporting the skip (a failure under REQUIRE_ALL).
-    static func postgres(for what: String) -> String? {
-        if let url = postgresAdminURL { return url }
-        let why = switch PrivatePostgres.started {
-        case .success: ""
-        case .failure(let failure): failure.description
-        }
+    static func postgres(for what: String) async -> String? {
+        if let url = await postgresAdminURL { return url }
+        var why = ""
+        if case .failure(let failure) = await PrivatePostgres.started.value { why = failure.description }
         Skips.skip(what, because: "no PostgreSQL: \(why); or set GREENROOM_TEST_POSTGRES_URL=postgres://user@127.0.0.1:5432/postgres")
         return nil
     }
@@ -103,7 +103,7 @@ enum Backend: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let path = TestServer.makeDataDirectory() + "/greenroom.sqlite"
             return FreshDatabase(location: path, open: { try await SQLiteStorage.open(path: path) }, cleanup: {})
         case .postgres:
-            guard let admin = TestEnvironment.postgres(for: "the PostgreSQL backend") else { return nil }
+            guard let admin = await TestEnvironment.postgres(for: "the PostgreSQL backend") else { return nil }
             let url = try await TestEnvironment.freshPostgresDatabase(adminURL: admin)
             return FreshDatabase(
                 location: url, open: { try await PostgresStorage.open(url: url) },

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 
 /// A PostgreSQL server of the test process's own, for a machine that has PostgreSQL
 /// installed but names none in `GREENROOM_TEST_POSTGRES_URL`: so that a newcomer's
@@ -9,8 +11,15 @@ import Foundation
 /// root), then `pg_ctl start` on a free loopback port with `fsync=off`. A watcher process
 /// stops it and removes the folder when the test process is gone, however it ends.
 enum PrivatePostgres {
-    /// The admin URL of the private server, or why there is none.
-    static let started: Result<String, Failure> = start()
+    /// The admin URL of the private server, or why there is none. The start (seconds of
+    /// `initdb` and `pg_ctl`, waited for with blocking calls) runs on a thread of its own:
+    /// on one of Swift concurrency's few threads it would hold up every other test's tasks
+    /// meanwhile (a short-lived token expired before its upgrade could run).
+    static let started: Task<Result<String, Failure>, Never> = Task {
+        await withCheckedContinuation { continuation in
+            Thread { continuation.resume(returning: start()) }.start()
+        }
+    }
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
@@ -122,24 +131,12 @@ enum PrivatePostgres {
     private static let closeFrom: CloseFrom? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
         .map { unsafeBitCast($0, to: CloseFrom.self) }
 
-    /// A loopback port nothing listens on now.
+    /// A loopback port nothing listens on now (bound and let go, as
+    /// ``WebhookReceiver/freePort()`` does, here outside any task).
     private static func freePort() throws -> Int {
-        #if os(Linux)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = socket(AF_INET, SOCK_STREAM, 0)
-        #endif
-        guard fd >= 0 else { throw Failure(description: "socket() failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw Failure(description: "no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let channel = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton).bind(host: "127.0.0.1", port: 0).wait()
+        defer { try? channel.close().wait() }
+        guard let port = channel.localAddress?.port else { throw Failure(description: "no free port") }
+        return port
     }
 }

@@ -119,6 +119,11 @@ final class RawSocket: @unchecked Sendable {
     /// Sends one masked frame (opcode 1 text, 2 binary, 8 close, 9 ping, 10 pong; 0 a
     /// continuation), final unless `fin` is false.
     func sendFrame(opcode: UInt8, payload: [UInt8], fin: Bool = true) throws {
+        try write(Self.frame(opcode: opcode, payload: payload, fin: fin))
+    }
+
+    /// The bytes of one masked frame, as a client sends it.
+    static func frame(opcode: UInt8, payload: [UInt8], fin: Bool = true) -> [UInt8] {
         var frame: [UInt8] = [(fin ? 0x80 : 0) | opcode]
         let mask: [UInt8] = [0x12, 0x34, 0x56, 0x78]
         switch payload.count {
@@ -130,7 +135,7 @@ final class RawSocket: @unchecked Sendable {
         }
         frame.append(contentsOf: mask)
         for (i, byte) in payload.enumerated() { frame.append(byte ^ mask[i % 4]) }
-        try write(frame)
+        return frame
     }
 
     func sendText(_ text: String) throws { try sendFrame(opcode: 1, payload: Array(text.utf8)) }

@@ -4,7 +4,7 @@ import GreenroomProtocol
 extension ChatService {
     /// Creates a group channel (or returns the distinct channel these members have already).
     func create(_ args: ChannelCreateArgs, by creator: String) async throws -> ChatChannel {
-        let id = args.id ?? ChannelId("c" + Secrets.randomHex(bytes: 8))
+        let id = args.id ?? ChannelId("c" + RandomHex.string(bytes: 8))
         guard Limits.isValidId(id.rawValue) else {
             throw GreenroomError(.invalidParameterValue, "the channel id must be 1–128 characters of letters, digits and _-.@")
         }

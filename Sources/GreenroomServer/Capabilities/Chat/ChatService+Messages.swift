@@ -26,7 +26,7 @@ extension ChatService {
             }
             let now = Date.wireNow
             record.messageSeq += 1
-            let message = ChatMessage(id: "m" + Secrets.randomHex(bytes: 10), channelId: id, senderId: sender, text: args.text,
+            let message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
                                       extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now)
             record.channel.lastMessageAt = now
             try await transaction.save(record)

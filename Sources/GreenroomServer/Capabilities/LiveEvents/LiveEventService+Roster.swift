@@ -96,7 +96,7 @@ extension LiveEventService: RosterOwner {
                     guard record.event.hosts.count < Limits.maxLiveEventHosts else {
                         throw GreenroomError(.actionNotAllowedInCurrentState, "\(Limits.maxLiveEventHosts) hosts are inside already")
                     }
-                    host = LiveEventHost(hostId: "h" + Secrets.randomHex(bytes: 6), userId: userId, state: .connected,
+                    host = LiveEventHost(hostId: "h" + RandomHex.string(bytes: 6), userId: userId, state: .connected,
                                          isAudioOn: args.turnAudioOn ?? true, isVideoOn: record.event.type == .video && (args.turnVideoOn ?? true),
                                          enteredAt: Date.wireNow)
                     record.event.hosts.append(host)

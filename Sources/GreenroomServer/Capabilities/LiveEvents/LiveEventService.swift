@@ -106,7 +106,7 @@ struct LiveEventService: Sendable {
         try Self.checkItems(items)
         let now = Date.wireNow
         var event = LiveEventData(
-            liveEventId: "le" + Secrets.randomHex(bytes: 8), type: args.type ?? .video, title: args.title, coverURL: args.coverURL,
+            liveEventId: "le" + RandomHex.string(bytes: 8), type: args.type ?? .video, title: args.title, coverURL: args.coverURL,
             state: .created, userIdsForHost: hosts, createdBy: creator, createdAt: now, reactionKeys: keys,
             reactionCounts: Dictionary(uniqueKeysWithValues: keys.map { ($0, 0) }), customItems: items)
         try Self.checkInfo(&event)

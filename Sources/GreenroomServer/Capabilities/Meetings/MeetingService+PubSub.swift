@@ -37,7 +37,7 @@ extension MeetingService {
             }
             audience = Array(Set(users)).sorted()
         }
-        let message = PubSubMessage(id: "ps" + Secrets.randomHex(bytes: 8), topic: args.topic, message: args.message,
+        let message = PubSubMessage(id: "ps" + RandomHex.string(bytes: 8), topic: args.topic, message: args.message,
                                     senderId: sender.participantId, senderName: sender.name, timestamp: Date.wireNow, payload: payload)
         let persist = args.options?.persist ?? false
         let meetingId = args.meetingId

@@ -39,7 +39,7 @@ struct MeetingsCapability: Capability {
             try auth.requireAPIKey(request)
             struct Args: Decodable { var meetingId: String? }
             let args = try await request.decode(as: Args.self, context: context)
-            let meeting = try await meetings.create(args.meetingId ?? "m" + Secrets.randomHex(bytes: 8), by: "backend")
+            let meeting = try await meetings.create(args.meetingId ?? "m" + RandomHex.string(bytes: 8), by: "backend")
             return try jsonResponse(meeting, status: .created)
         }
         router.get("/v1/meetings/{id}") { request, context in

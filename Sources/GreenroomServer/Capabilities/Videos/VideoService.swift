@@ -62,14 +62,14 @@ struct VideoService: Sendable {
             throw GreenroomError(.payloadTooLarge, "the file is \(size) bytes; the limit is \(maxBytes)")
         }
         let now = Date.wireNow
-        let id = "v" + Secrets.randomHex(bytes: 8)
+        let id = "v" + RandomHex.string(bytes: 8)
         let video = Video(id: id, owner: identity.userId, title: args.title ?? "", tags: Array(Set(args.tags ?? [])).sorted(),
                           status: .uploading, createdAt: now, updatedAt: now, extraData: args.extraData ?? [:])
         try FileManager.default.createDirectory(at: folder(id), withIntermediateDirectories: true)
         guard FileManager.default.createFile(atPath: original(id).path, contents: nil) else {
             throw GreenroomError(.internalError, "the upload file could not be created")
         }
-        let uploadId = "u" + Secrets.randomHex(bytes: 10)
+        let uploadId = "u" + RandomHex.string(bytes: 10)
         let (maxPerUser, maxBytes, bytesPerUser) = (maxPerUser, maxBytes, bytesPerUser)
         do {
             try await events.transact { transaction in

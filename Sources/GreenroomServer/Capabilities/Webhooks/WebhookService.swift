@@ -44,8 +44,8 @@ struct WebhookService: Sendable {
         guard (1...50).contains(patterns.count), patterns.allSatisfy(WebhookEndpoint.isValidPattern) else {
             throw GreenroomError(.invalidParameterValue, "events must hold 1–50 event types, families (message.*) or *")
         }
-        let record = WebhookEndpointRecord(id: "wh_" + Secrets.randomHex(bytes: 8), url: args.url, events: patterns,
-                                           secret: "whsec_" + Secrets.randomHex(bytes: 24), createdAt: Date())
+        let record = WebhookEndpointRecord(id: "wh_" + RandomHex.string(bytes: 8), url: args.url, events: patterns,
+                                           secret: "whsec_" + RandomHex.string(bytes: 24), createdAt: Date())
         try await events.transact { transaction in
             let count = try await transaction.countRecords(RecordQuery(kind: WebhookEndpointRecord.recordKind))
             guard count < Self.maxEndpoints else {
