@@ -101,13 +101,21 @@ struct AuthTests {
     @Test("a token that expires while connected ends the connection with 4100; the provider renews it")
     func expiryWhileConnected() async throws {
         try await withServer { server in
-            // A token's expiry is in whole seconds (it may live up to one less than asked):
-            // six leave the upgrade seconds to spare on a machine busy with the whole suite.
-            let short = try await server.server.token(userId: "dave", ttl: 6)
-            let socket = try RawSocket(port: server.port)
-            let (status, body) = try await socket.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(short)"])
-            #expect(status == 101, "\(status) \(body)")
-            #expect(try await socket.readUntilClosed(timeout: .seconds(20)) == CloseCode.tokenExpired.rawValue)
+            // A token's expiry is in whole seconds (it may live up to one less than asked). A
+            // machine busy with the whole suite can take longer than that to upgrade: a token
+            // that expired first is refused with 401, as it should be, and the next is given
+            // longer.
+            var closedWith: Int?
+            for ttl in [6, 15, 40] as [Int] {
+                let short = try await server.server.token(userId: "dave", ttl: TimeInterval(ttl))
+                let socket = try RawSocket(port: server.port)
+                let (status, body) = try await socket.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(short)"])
+                if status == 401, body.contains("tokenExpired") { continue }
+                #expect(status == 101, "\(status) \(body)")
+                closedWith = try await socket.readUntilClosed(timeout: .seconds(ttl + 15))
+                break
+            }
+            #expect(closedWith == CloseCode.tokenExpired.rawValue)
 
             let calls = Counter()
             let client = GreenroomClient(serverURL: server.url)
