@@ -30,7 +30,7 @@ final class BenchTarget: Sendable {
     let dataDirectory: String
     let apiKey: String
     let tokens: TokenService
-    let process: Process?
+    let process: ChildProcess?
 
     static func start(_ options: BenchOptions, serveArguments: [String] = [], environment: [String: String] = [:]) async throws -> BenchTarget {
         FileLimits.raise(logger: .init(label: "greenroom.bench"))
@@ -41,33 +41,28 @@ final class BenchTarget: Sendable {
             return try await BenchTarget(baseURL: url, dataDirectory: directory, process: nil)
         }
         let directory = options.dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-\(UUID().uuidString)").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        if !FileManager.default.fileExists(atPath: "/proc/self/exe") {
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        }
+        var executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        if !FileManager.default.fileExists(atPath: "/proc/self/exe") { executable = CommandLine.arguments[0] }
         var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
         if let database = options.database { arguments += ["--database", database] }
         if let durability = options.durability { arguments += ["--durability", durability] }
-        process.arguments = arguments + serveArguments
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        let pipe = ChildProcesses.pipe()
-        process.standardOutput = pipe
-        try ChildProcesses.run(process)
-        var buffer = ""
+        let process = try await ChildProcess.start(
+            executable, arguments: arguments + serveArguments,
+            environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
+            output: .kept(limit: 1 << 20))
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            buffer += String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self)
-            if let line = buffer.split(separator: "\n").first(where: { $0.contains("is listening on") }),
+        while Date() < deadline, process.isRunning {
+            if let line = process.output.split(separator: "\n").first(where: { $0.contains("is listening on") }),
                let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap({ URL(string: String($0)) }) {
                 return try await BenchTarget(baseURL: url, dataDirectory: directory, process: process)
             }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        process.terminate()
-        throw ValidationError("the server did not start: \(buffer)")
+        process.stop()
+        throw ValidationError("the server did not start: \(process.output)")
     }
 
-    private init(baseURL: URL, dataDirectory: String, process: Process?) async throws {
+    private init(baseURL: URL, dataDirectory: String, process: ChildProcess?) async throws {
         self.baseURL = baseURL
         self.dataDirectory = dataDirectory
         self.process = process
@@ -116,11 +111,11 @@ final class BenchTarget: Sendable {
     }
 
     /// The child server's CPU seconds (user + system) so far, from /proc.
-    var cpuSeconds: Double? { process.flatMap { ProcStat.cpuSeconds(pid: $0.processIdentifier) } }
+    var cpuSeconds: Double? { process.flatMap { ProcStat.cpuSeconds(pid: $0.pid) } }
 
     /// The child server's memory in bytes: `VmRSS` now, or `VmHWM` (the peak).
     func memory(peak: Bool = false) -> Int? {
-        guard let pid = process?.processIdentifier,
+        guard let pid = process?.pid,
               let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
         let key = peak ? "VmHWM:" : "VmRSS:"
         guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
@@ -129,9 +124,7 @@ final class BenchTarget: Sendable {
     }
 
     func stop() {
-        guard let process, process.isRunning else { return }
-        process.terminate()
-        process.waitUntilExit()
+        process?.stopAndWait()
     }
 }
 

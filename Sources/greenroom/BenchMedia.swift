@@ -38,7 +38,7 @@ struct BenchMedia: AsyncParsableCommand {
         let client = GreenroomClient(configuration: ClientConfiguration(serverURL: target.baseURL))
         try await client.connect(token: try await target.token("bench-observer"))
         _ = try await client.send(MeetingOperation.join, args: MeetingJoinArgs(meetingId: meetingId, participantId: "bench-observer", name: "bench", mode: .RECV_ONLY))
-        guard let serverPid = target.process?.processIdentifier,
+        guard let serverPid = target.process?.pid,
               let janusPid = try await Self.waitFor("the server's Janus", seconds: 30, { ProcStat.children(of: serverPid, named: "janus").first }) else {
             throw ValidationError("the server started no Janus (is janus on PATH?)")
         }
@@ -51,7 +51,7 @@ struct BenchMedia: AsyncParsableCommand {
         BenchReport.progress("\(publishers) publishers joining \(stream)")
         for index in 0..<publishers {
             let token = try await target.token("pub-\(index)")
-            browsers.open("\(target.baseURL.absoluteString)/demo/?join=1&token=\(token)&meeting=\(meetingId)&participant=pub-\(index)&mode=SEND_AND_RECV")
+            await browsers.open("\(target.baseURL.absoluteString)/demo/?join=1&token=\(token)&meeting=\(meetingId)&participant=pub-\(index)&mode=SEND_AND_RECV")
         }
         guard try await Self.waitFor("the publishers' feeds", seconds: 60, {
             try await client.send(MediaOperation.feeds, args: MediaRoomRef(stream: stream)).feeds.count >= publishers ? true : nil
@@ -72,7 +72,7 @@ struct BenchMedia: AsyncParsableCommand {
                 URLQueryItem(name: "page", value: String(index)), URLQueryItem(name: "tokens", value: tokens.joined(separator: ",")),
                 URLQueryItem(name: "names", value: names.joined(separator: ",")),
             ]
-            browsers.open(url.string ?? "")
+            await browsers.open(url.string ?? "")
         }
         var ready: [[String: RawJSON]] = try await Self.waitFor("every page's viewers", seconds: 60 + 20 * pages, {
             let reports = try await Self.reports(client, meetingId, kind: "ready")
@@ -167,26 +167,22 @@ struct BenchMedia: AsyncParsableCommand {
 /// Headless Chromiums started with a page, each with its own profile, stopped together.
 final class HeadlessBrowsers: Sendable {
     let chromium: String
-    private let started = Locked<[(Process, String)]>([])
+    private let started = Locked<[(ChildProcess, String)]>([])
 
     init(chromium: String) { self.chromium = chromium }
 
     /// Starts a browser on `url`; one that fails to start is reported and left out.
-    func open(_ url: String) {
+    func open(_ url: String) async {
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-chromium-\(UUID().uuidString)").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: chromium)
-        process.arguments = [
+        let arguments = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--mute-audio",
             "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream", "--allow-loopback-in-peer-connection",
             "--disable-features=WebRtcHideLocalIpsWithMdns", "--autoplay-policy=no-user-gesture-required",
             "--disable-background-timer-throttling", "--disable-renderer-backgrounding",
             "--user-data-dir=\(profile)", "--remote-debugging-port=0", url,
         ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         do {
-            try ChildProcesses.run(process)
+            let process = try await ChildProcess.start(chromium, arguments: arguments, grace: .seconds(5))
             started.withLock { $0.append((process, profile)) }
         } catch {
             BenchReport.progress("cannot start Chromium: \(error)")
@@ -196,9 +192,7 @@ final class HeadlessBrowsers: Sendable {
     /// Stops every browser and removes its profile.
     func stopAll() {
         for (process, profile) in started.withLock({ $0 }) {
-            if process.isRunning { process.terminate() }
-            for _ in 0..<50 where process.isRunning { usleep(100_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.stopAndWait()
             try? FileManager.default.removeItem(atPath: profile)
         }
     }

@@ -7,14 +7,14 @@ import NIOPosix
 /// here with a WebSocket listener, subscribed to by the same raw WebSocket clients and
 /// published to with plain `PUB`s over TCP, paced like Greenroom's publishers.
 final class NATSPeer: Sendable {
-    let process: Process
+    let process: ChildProcess
     let port: Int
     let webSocketPort: Int
     let directory: URL
     /// The subject the run publishes on.
     static let subject = "fanout"
 
-    private init(process: Process, port: Int, webSocketPort: Int, directory: URL) {
+    private init(process: ChildProcess, port: Int, webSocketPort: Int, directory: URL) {
         self.process = process
         self.port = port
         self.webSocketPort = webSocketPort
@@ -41,16 +41,8 @@ final class NATSPeer: Sendable {
               no_tls: true
             }
             """.utf8).write(to: config)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = ["-c", config.path]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: {
-            let log = directory.appendingPathComponent("nats.log")
-            _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-            return log
-        }())
-        try ChildProcesses.run(process)
+        let process = try await ChildProcess.start(
+            program, arguments: ["-c", config.path], errors: .file(directory.appendingPathComponent("nats.log").path))
         let peer = NATSPeer(process: process, port: port, webSocketPort: webSocketPort, directory: directory)
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {
@@ -64,21 +56,18 @@ final class NATSPeer: Sendable {
     var webSocketURL: String { "ws://127.0.0.1:\(webSocketPort)/" }
 
     /// nats-server's CPU seconds so far.
-    var cpuSeconds: Double? { ProcStat.cpuSeconds(pid: process.processIdentifier) }
+    var cpuSeconds: Double? { ProcStat.cpuSeconds(pid: process.pid) }
 
     /// nats-server's peak resident memory in bytes (`VmHWM`).
     var peakMemory: Int? {
-        guard let status = try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8),
+        guard let status = try? String(contentsOfFile: "/proc/\(process.pid)/status", encoding: .utf8),
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kb = Int(line.split(separator: " ").dropFirst().first ?? "") else { return nil }
         return kb * 1024
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.stopAndWait()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -71,7 +71,7 @@ struct SoakSample {
     var threads: Int
 
     static func take(_ target: BenchTarget, minute: Int) -> SoakSample {
-        let pid = target.process?.processIdentifier ?? 0
+        let pid = target.process?.pid ?? 0
         let files = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
         let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
         let threads = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }

@@ -13,7 +13,7 @@ struct CLITests {
         let directory = TestServer.makeDataDirectory() + "/nested/data"
         let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory])
         let base = baseURL.absoluteString
-        let output = server.output.value
+        let output = server.output
         #expect(output.contains("\(directory)/app-secret"))
         #expect(output.contains("\(directory)/api-key"))
         // The secrets and the database (with its write-ahead log files) are the owner's only.
@@ -34,18 +34,18 @@ struct CLITests {
         let (metrics, metricsStatus) = try await HTTPTransport.data(for: scrape)
         #expect(metricsStatus == 200 && String(decoding: metrics, as: UTF8.self).contains("greenroom_connections"))
 
-        server.process.terminate()  // SIGTERM
+        server.process.send(SIGTERM)  // SIGTERM
         try await withTimeout(.seconds(20), "serve stops") { try await server.waitForExit() }
-        #expect(server.process.terminationStatus == 0)
-        #expect(server.output.value.contains("Greenroom stopped"))
+        #expect(server.process.exit == .exited(0))
+        #expect(server.output.contains("Greenroom stopped"))
 
         // The same settings from the environment.
-        let fromEnv = try CLI.start(["serve"], environment: ["GREENROOM_PORT": "0", "GREENROOM_DATA_DIR": directory])
-        try await eventually("the server starts from the environment") { fromEnv.output.value.contains("is listening on") }
-        #expect(!fromEnv.output.value.contains("(new)"), "the secrets were made again")
-        fromEnv.process.interrupt()  // SIGINT
+        let fromEnv = try await CLI.start(["serve"], environment: ["GREENROOM_PORT": "0", "GREENROOM_DATA_DIR": directory])
+        try await eventually("the server starts from the environment") { fromEnv.output.contains("is listening on") }
+        #expect(!fromEnv.output.contains("(new)"), "the secrets were made again")
+        fromEnv.process.send(SIGINT)  // SIGINT
         try await withTimeout(.seconds(20), "serve stops on SIGINT") { try await fromEnv.waitForExit() }
-        #expect(fromEnv.process.terminationStatus == 0)
+        #expect(fromEnv.process.exit == .exited(0))
 
         let bad = try await CLI.run(["serve", "--port", "70000", "--data-dir", directory])
         #expect(bad.status != 0)
@@ -95,13 +95,13 @@ struct CLITests {
             #expect(lines.map { $0?["offset"]?.numberValue } == [1, 2, 3])
             #expect(lines.first??["type"]?.stringValue == "story")
 
-            let live = try CLI.start(["listen", "app:news", "--count", "1", "--user", "bob", "--grant", "app:news"] + common)
+            let live = try await CLI.start(["listen", "app:news", "--count", "1", "--user", "bob", "--grant", "app:news"] + common)
             try await eventually("the listener subscribed") {
                 (try? await server.rest("GET", "/metrics")).map { $0.1.stringValue?.contains(#"op="stream.subscribe",outcome="ok"} 3"#) == true } ?? false
             }
             let (_, published) = try await server.rest("POST", "/v1/streams/app:news/events", body: ["type": "breaking", "data": "live"])
             try await withTimeout(.seconds(20), "listen prints the live event") { try await live.waitForExit() }
-            #expect(try RawJSON(json: live.output.value.trimmingCharacters(in: .whitespacesAndNewlines))["offset"] == published["offset"])
+            #expect(try RawJSON(json: live.output.trimmingCharacters(in: .whitespacesAndNewlines))["offset"] == published["offset"])
 
             let denied = try await CLI.run(["listen", "app:news", "--count", "1", "--user", "carol"] + common)
             #expect(denied.status == 1 && denied.stderr.contains("permissionDenied"))

@@ -65,7 +65,7 @@ struct CrashSafetyTests {
             // 200 sends pipelined on one connection; the node dies once 60 are acknowledged.
             let room = client.channelController(for: channel)
             let acks = Locked<[ChatMessage]>([])
-            let pid = server.process.processIdentifier
+            let pid = server.process.pid
             await withTaskGroup(of: Void.self) { group in
                 for index in 1...200 {
                     group.addTask {
@@ -84,7 +84,7 @@ struct CrashSafetyTests {
             // Fewer than 60 acknowledged (recorded below): the node is killed all the same.
             if server.process.isRunning { kill(pid, SIGKILL) }
             try await server.waitForExit()
-            #expect(server.process.terminationReason == .uncaughtSignal)
+            #expect(server.process.exit == .signalled(SIGKILL))
             await client.disconnect()
             let round = acks.value
             #expect(round.count >= 60)
@@ -104,7 +104,7 @@ struct CrashSafetyTests {
         #expect(acknowledged.allSatisfy { storedIds.contains($0.id) })
         #expect(storedIds.count == stored.count)
         await client.disconnect()
-        server.process.terminate()
+        server.process.send(SIGTERM)
         try await server.waitForExit()
         await dropDatabase()
     }

@@ -40,7 +40,7 @@ struct LivestreamTests {
         let url = "\(server.url.absoluteString)/v1/livestreams/\(stream)/\(segment)?token=\(token)"
         let frame = try await MediaTools.run(ffmpeg, ["-v", "error", "-i", url, "-frames:v", "1",
                                                       "-vf", "crop=640:360:\(640 * column):0,scale=1:1:flags=area", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
-        #expect(frame.status == 0, "\(String(decoding: frame.errors, as: UTF8.self))")
+        #expect(frame.exit.succeeded, "\(String(decoding: frame.errors, as: UTF8.self))")
         return frame.output.prefix(3).map(Int.init)
     }
 
@@ -50,7 +50,7 @@ struct LivestreamTests {
         let segment = try #require(segments(list).last)
         let url = "\(server.url.absoluteString)/v1/livestreams/\(stream)/\(segment)?token=\(token)"
         let probe = try await MediaTools.run(ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", url])
-        #expect(probe.status == 0, "\(String(decoding: probe.errors, as: UTF8.self))")
+        #expect(probe.exit.succeeded, "\(String(decoding: probe.errors, as: UTF8.self))")
         return try RawJSON(json: probe.output)["streams"]?.arrayValue ?? []
     }
 
@@ -100,7 +100,7 @@ struct LivestreamTests {
             // A player: the SDK's playback URL, 5 s decoded frame by frame (30 per second).
             let url = try #require(try await meeting.livestreamPlaybackURL()).absoluteString
             let decoded = try await MediaTools.run(tools.ffmpeg, ["-v", "error", "-i", url, "-t", "5", "-map", "0:v", "-f", "framecrc", "-"])
-            #expect(decoded.status == 0 && decoded.errors.isEmpty, "\(String(decoding: decoded.errors, as: UTF8.self))")
+            #expect(decoded.exit.succeeded && decoded.errors.isEmpty, "\(String(decoding: decoded.errors, as: UTF8.self))")
             let frames = String(decoding: decoded.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("0,") }.count
             #expect(frames >= 140, "decoded \(frames) frames of 5 s")
 
@@ -108,7 +108,7 @@ struct LivestreamTests {
             let engine = server.server.core.livestreams
             let first = try #require(try await Self.playlist(server, "meeting:show", token: token))
             let before = try #require(Self.mediaSequence(first))
-            let pid = try #require(engine.running.withLock { $0["meeting:show"]?.process?.processIdentifier })
+            let pid = try #require(engine.running.withLock { $0["meeting:show"]?.process?.pid })
             #expect(kill(pid, SIGKILL) == 0)
             try await eventually("the state says the encoder exited", timeout: .seconds(10)) {
                 try await meeting.client.send(MeetingOperation.get, args: MeetingRef(meetingId: "show")).livestream?.reason == "encoderExited"
@@ -124,7 +124,7 @@ struct LivestreamTests {
 
             // ffmpeg stops writing (stopped, as a process that fell behind or hangs): after
             // ten seconds without a segment it is noticed and replaced.
-            let stalled = try #require(engine.running.withLock { $0["meeting:show"]?.process?.processIdentifier })
+            let stalled = try #require(engine.running.withLock { $0["meeting:show"]?.process?.pid })
             #expect(kill(stalled, SIGSTOP) == 0)
             try await eventually("the state says the encoder stalled", timeout: .seconds(30)) {
                 try await meeting.client.send(MeetingOperation.get, args: MeetingRef(meetingId: "show")).livestream?.reason == "encoderStalled"
@@ -132,7 +132,7 @@ struct LivestreamTests {
             try await eventually("the livestream is started again after the stall", timeout: .seconds(30)) {
                 try await meeting.client.send(MeetingOperation.get, args: MeetingRef(meetingId: "show")).livestream?.status == .LIVESTREAM_STARTED
             }
-            #expect(engine.running.withLock { $0["meeting:show"]?.process?.processIdentifier } != stalled)
+            #expect(engine.running.withLock { $0["meeting:show"]?.process?.pid } != stalled)
             #expect(kill(stalled, 0) != 0, "the stalled ffmpeg is gone")
 
             // Readers: one without access is refused for the playlist and a segment, none without a token.
@@ -233,7 +233,7 @@ extension LivestreamTests {
 
             try await pin("guest", true)
             try await shows(["host", "guest"], width: 1280, "pinning the guest puts it beside the host, 1280 wide")
-            if let pid = server.server.core.livestreams.running.withLock({ $0["meeting:duo"]?.process?.processIdentifier }),
+            if let pid = server.server.core.livestreams.running.withLock({ $0["meeting:duo"]?.process?.pid }),
                let before = Self.cpuSeconds(pid) {
                 try await Task.sleep(for: .seconds(5))
                 // Said, not checked: BENCHMARKS.md records it.
@@ -390,7 +390,7 @@ extension LivestreamTests {
                 Issue.record("viewer: \(try await viewer.run("return window.demo.livestreamStats()")) \(try await viewer.state()); host \(try await host.state()); playlist \(list); ffmpeg: \(log.suffix(2000))")
                 throw error
             }
-            let pid = try #require(server.server.core.livestreams.running.withLock { $0["meeting:clock"]?.process?.processIdentifier })
+            let pid = try #require(server.server.core.livestreams.running.withLock { $0["meeting:clock"]?.process?.pid })
             let cpuBefore = try #require(Self.cpuSeconds(pid))
             let started = ContinuousClock.now
             var latencies: [Double] = []
@@ -426,7 +426,7 @@ extension LivestreamTests {
             try await eventually("the livestream is started again", timeout: .seconds(30)) {
                 let info = try await meeting.client.send(MeetingOperation.get, args: MeetingRef(meetingId: "clock")).livestream
                 return info?.status == .LIVESTREAM_STARTED
-                    && server.server.core.livestreams.running.withLock { $0["meeting:clock"]?.process?.processIdentifier } != pid
+                    && server.server.core.livestreams.running.withLock { $0["meeting:clock"]?.process?.pid } != pid
             }
             try await eventually("the viewer's player shows frames sent after the restart", timeout: .seconds(40)) {
                 let reading = try await viewer.run("return window.demo.readClock()")
@@ -439,8 +439,8 @@ extension LivestreamTests {
                     "the page's player went on by itself: \(stats)")
             let read = try await reader.value
             let readFrames = String(decoding: read.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("0,") }.count
-            print("ffmpeg as a player across the restart: status \(read.status), \(readFrames) frames, errors: \(String(decoding: read.errors, as: UTF8.self).suffix(500))")
-            #expect(read.status == 0 && readFrames >= 600, "ffmpeg read on across the restart: \(readFrames) frames, status \(read.status)")
+            print("ffmpeg as a player across the restart: \(read.exit), \(readFrames) frames, errors: \(String(decoding: read.errors, as: UTF8.self).suffix(500))")
+            #expect(read.exit.succeeded && readFrames >= 600, "ffmpeg read on across the restart: \(readFrames) frames, \(read.exit)")
             _ = try await meeting.stopLivestream()
             for browser in [host, viewer] { await browser.close() }
         }

@@ -127,7 +127,7 @@ extension MultiNodeTests {
             let (_, panel, panelRecorder) = try await two.joined("chair", meeting: "panel", as: "chair", mode: .SEND_AND_RECV)
             #expect(panel.participants.map(\.id) == ["chair", "speaker"])
 
-            kill(first.process.processIdentifier, SIGKILL)
+            first.process.send(SIGKILL)
             let killedAt = Date()
             try await watching.wait("the host's exit", timeout: .seconds(30)) { $0.contains("hostExit:host") }
             try await eventually("the fan is no longer counted") { cohost.participantCount == 0 }

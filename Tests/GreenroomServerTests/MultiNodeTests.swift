@@ -141,7 +141,7 @@ struct MultiNodeTests {
             let present: [PresenceEntry] = try await watcher.send(StreamOperation.presenceList, args: PresenceListArgs(stream: "app:lobby"))
             #expect(present.map(\.userId) == ["doomed"])
 
-            kill(first.process.processIdentifier, SIGKILL)
+            first.process.send(SIGKILL)
             let killedAt = Date()
             let (left, _) = try await collect(lobby, count: 1, timeout: .seconds(30))
             #expect(left.first?.type == "presence.left")
@@ -171,7 +171,7 @@ struct MultiNodeTests {
             let publisher = Task {
                 for index in 1...300 {
                     try await two.server.publish(stream: "app:live", data: .number(Double(index)))
-                    if index == 100 { kill(first.process.processIdentifier, SIGKILL) }
+                    if index == 100 { first.process.send(SIGKILL) }
                 }
             }
             let (events, recoveries) = try await collect(subscription, count: 300, timeout: .seconds(60))
@@ -179,7 +179,7 @@ struct MultiNodeTests {
             #expect(events.map(\.offset) == Array(1...300))
             #expect(recoveries == [true])
             try await first.waitForExit()
-            #expect(first.process.terminationReason == .uncaughtSignal)
+            #expect(first.process.exit == .signalled(SIGKILL))
             #expect(two.server.connectionCount == 1)
             await client.disconnect()
             try await two.shutdown()

@@ -13,7 +13,7 @@ extension VideoTests {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString)-\(name)")
         let result = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=duration=3:size=\(size):rate=25",
                                                        "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-shortest"] + codec + audio + [url.path])
-        #expect(result.status == 0, "making \(name): \(String(decoding: result.errors, as: UTF8.self))")
+        #expect(result.exit.succeeded, "making \(name): \(String(decoding: result.errors, as: UTF8.self))")
         return url
     }
 
@@ -53,7 +53,7 @@ extension VideoTests {
                 let scoped = try #require(URLComponents(string: master)?.queryItems?.first { $0.name == "token" }?.value)
                 #expect(try await server.rest("GET", "/v1/videos", key: scoped).0 == 401, "the video's token reads nothing else")
                 let probe = try await MediaTools.run(tools.ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", master])
-                #expect(probe.status == 0, "\(name): \(String(decoding: probe.errors, as: UTF8.self))")
+                #expect(probe.exit.succeeded, "\(name): \(String(decoding: probe.errors, as: UTF8.self))")
                 let streams = try RawJSON(json: probe.output)["streams"]?.arrayValue ?? []
                 let codecs = Set(streams.compactMap { $0["codec_name"]?.stringValue })
                 #expect(codecs == ["h264", "aac"], "\(name): \(codecs)")
@@ -61,7 +61,7 @@ extension VideoTests {
                     let url = "\(server.url.absoluteString)\(rendition.playlistURL)?token=\(token)"
                     let decoded = try await MediaTools.run(tools.ffprobe, ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                                           "-show_entries", "stream=nb_read_frames,width,height", "-print_format", "json", url])
-                    #expect(decoded.status == 0 && decoded.errors.isEmpty, "\(name) \(rendition.name): \(String(decoding: decoded.errors, as: UTF8.self))")
+                    #expect(decoded.exit.succeeded && decoded.errors.isEmpty, "\(name) \(rendition.name): \(String(decoding: decoded.errors, as: UTF8.self))")
                     let stream = try RawJSON(json: decoded.output)["streams"]?[0]
                     #expect(stream?["width"]?.numberValue == Double(rendition.width) && stream?["height"]?.numberValue == Double(rendition.height))
                     // Three seconds at 25 frames per second, all decoded.

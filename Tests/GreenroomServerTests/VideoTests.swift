@@ -38,13 +38,9 @@ struct VideoTests {
     /// A short video made by ffmpeg's test source.
     static func makeVideo(_ ffmpeg: String, seconds: Int = 2, size: String = "320x240") async throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=\(size):rate=25",
-                             "-c:v", "mpeg4", "-q:v", "5", url.path]
-        try ChildProcesses.run(process)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let made = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=\(size):rate=25",
+                                                       "-c:v", "mpeg4", "-q:v", "5", url.path])
+        #expect(made.exit.succeeded, "\(String(decoding: made.errors, as: UTF8.self))")
         return url
     }
 

@@ -155,7 +155,7 @@ struct WebhookTests {
         let channel = try await alice.createChannel(id: "killed", name: "Killed", members: [])
         let room = alice.channelController(for: channel.id)
         for n in 1...20 { _ = try await room.sendMessage(text: "m\(n)") }
-        kill(first.process.processIdentifier, SIGKILL)
+        first.process.send(SIGKILL)
         try await first.waitForExit()
         await alice.disconnect()
 
@@ -166,7 +166,7 @@ struct WebhookTests {
         try await eventually("every message arrives after the restart", timeout: .seconds(60)) { receiver.handled.count >= 20 }
         #expect(receiver.handled.map { $0.data["message"]?["text"]?.stringValue } == (1...20).map { "m\($0)" })
         #expect(receiver.arrivals.value.allSatisfy { $0.verified })
-        second.process.terminate()
+        second.process.send(SIGTERM)
         try await second.waitForExit()
         await receiver.stop()
     }

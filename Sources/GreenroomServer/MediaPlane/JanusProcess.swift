@@ -13,13 +13,13 @@ final class JanusProcess: Service, Sendable {
     /// The port of its WebSocket API on 127.0.0.1.
     let port: Int
     private let logger: Logger
-    private let current = Locked<Process?>(nil)
+    private let current = Locked<ChildProcess?>(nil)
 
     /// The WebSocket URL of its API.
     var url: String { "ws://127.0.0.1:\(port)" }
 
     /// The process id of the running Janus (for tests that kill it).
-    var pid: Int32? { current.withLock { process in process.map { $0.isRunning ? $0.processIdentifier : nil } ?? nil } }
+    var pid: Int32? { current.withLock { process in process.map { $0.isRunning ? $0.pid : nil } ?? nil } }
 
     /// Writes the configuration for a Janus at `executable` into `directory`, with its API
     /// on a free loopback port.
@@ -39,7 +39,7 @@ final class JanusProcess: Service, Sendable {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let status = await runOnce()
                 guard !Task.isCancelled && !Task.isShuttingDownGracefully else { break }
-                logger.error("Janus exited (status \(status.map(String.init) ?? "unknown")); starting it again in a second; its log: \(directory)/janus.log")
+                logger.error("Janus exited (\(status.map(String.init(describing:)) ?? "it did not start")); starting it again in a second; its log: \(directory)/janus.log")
                 try? await Task.sleep(for: .seconds(1))
             }
         } onGracefulShutdown: {
@@ -48,36 +48,29 @@ final class JanusProcess: Service, Sendable {
         stop()
     }
 
-    /// Runs Janus until it exits; returns its status (`nil` when it could not start).
-    private func runOnce() async -> Int32? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["-F", directory, "-C", "\(directory)/janus.jcfg", "-o", "-L", "\(directory)/janus.log"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Int32?, Never>) in
-            process.terminationHandler = { ended in continuation.resume(returning: ended.terminationStatus) }
-            do {
-                try ChildProcesses.run(process)
-                current.withLock { $0 = process }
-                logger.info("started Janus (pid \(process.processIdentifier)) with its API on \(url)")
-            } catch {
-                process.terminationHandler = nil
-                logger.error("cannot start Janus at \(executable): \(error)")
-                continuation.resume(returning: nil)
-            }
+    /// Runs Janus until it exits; returns how it ended (`nil` when it could not start).
+    private func runOnce() async -> ChildProcess.Exit? {
+        let process: ChildProcess
+        do {
+            process = try await ChildProcess.start(
+                executable, arguments: ["-F", directory, "-C", "\(directory)/janus.jcfg", "-o", "-L", "\(directory)/janus.log"])
+        } catch {
+            logger.error("cannot start Janus at \(executable): \(error)")
+            return nil
+        }
+        current.withLock { $0 = process }
+        logger.info("started Janus (pid \(process.pid)) with its API on \(url)")
+        // The wait ends with the exit; a cancelled run stops Janus first.
+        return await withTaskCancellationHandler {
+            await process.exited()
+        } onCancel: {
+            process.stop()
         }
     }
 
     /// Stops Janus: SIGTERM, then SIGKILL if it is still there after two seconds.
     func stop() {
-        guard let process = current.withLock({ $0 }), process.isRunning else { return }
-        process.terminate()
-        let pid = process.processIdentifier
-        Task.detached {
-            try? await Task.sleep(for: .seconds(2))
-            if process.isRunning { kill(pid, SIGKILL) }
-        }
+        current.withLock { $0 }?.stop()
     }
 
     /// A port free on 127.0.0.1 now.

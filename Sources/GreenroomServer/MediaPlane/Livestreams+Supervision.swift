@@ -82,7 +82,7 @@ extension LivestreamEngine {
         // The playlist as the ffmpeg before left it: the new one has started when it writes
         // after this, not when this one's last write was recent.
         let earlierPlaylist = playlistModified(stream)
-        var process: Process?
+        var process: ChildProcess?
         do {
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var inputs: [String] = []
@@ -92,7 +92,7 @@ extension LivestreamEngine {
                 inputs.append(file.path)
             }
             let continuing = FileManager.default.fileExists(atPath: folder.appendingPathComponent(LivestreamEncoder.playlistName).path)
-            process = try launch(encoder.arguments(inputs: inputs, directory: folder.path, continuing: continuing), log: folder.appendingPathComponent("ffmpeg.log"))
+            process = try await launch(encoder.arguments(inputs: inputs, directory: folder.path, continuing: continuing), log: folder.appendingPathComponent("ffmpeg.log"))
         } catch {
             logger.error("cannot start ffmpeg for the livestream of \(stream): \(error)")
         }
@@ -142,17 +142,9 @@ extension LivestreamEngine {
         if let info { try? await announce(stream, info) }
     }
 
-    private func launch(_ arguments: [String], log: URL) throws -> Process {
+    private func launch(_ arguments: [String], log: URL) async throws -> ChildProcess {
         guard let ffmpeg else { throw GreenroomError(.unavailable, "no ffmpeg") }
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: log)
-        try ChildProcesses.run(process)
-        return process
+        return try await ChildProcess.start(ffmpeg, arguments: arguments, errors: .file(log.path))
     }
 
     /// When the playlist was last written.

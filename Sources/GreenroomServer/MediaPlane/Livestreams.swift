@@ -62,7 +62,7 @@ final class LivestreamEngine: Service, Sendable {
         /// The tiles on the picture now, left to right.
         var sources: [LivestreamSource] = []
         var forwarders: [(feedId: UInt64, ids: [UInt64])] = []
-        var process: Process?
+        var process: ChildProcess?
         /// When the current ffmpeg was started.
         var launchedAt: Date?
         /// When the playlist was last written before it (by an earlier ffmpeg), if it was.
@@ -172,11 +172,10 @@ final class LivestreamEngine: Service, Sendable {
     }
 
     /// Stops ffmpeg (SIGTERM, then SIGKILL after two seconds) and the forwarders.
-    func tearDown(_ stream: String, process: Process?, forwarders: [(feedId: UInt64, ids: [UInt64])]) async {
-        if let process, process.isRunning {
-            process.terminate()
-            for _ in 0..<20 where process.isRunning { try? await Task.sleep(for: .milliseconds(100)) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    func tearDown(_ stream: String, process: ChildProcess?, forwarders: [(feedId: UInt64, ids: [UInt64])]) async {
+        if let process {
+            process.stop()
+            _ = await process.exited()
         }
         for (feedId, ids) in forwarders { await media.stopForwarding(stream: stream, feedId: feedId, forwarders: ids) }
     }
@@ -222,7 +221,7 @@ final class LivestreamEngine: Service, Sendable {
         // (the event log may be closing), and a start on the next run begins afresh.
         let all = running.withLock { state in defer { state = [:] }; return state }
         for (stream, run) in all {
-            if let process = run.process, process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            run.process?.send(SIGKILL)
             try? FileManager.default.removeItem(at: folder(stream))
         }
     }

@@ -34,19 +34,14 @@ struct MediaPrograms: Sendable {
 /// driven over WebDriver's HTTP API.
 final class BrowserDriver: Sendable {
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let chromium: String
 
     init(programs: MediaPrograms) async throws {
         guard let driver = programs.chromedriver, let chromium = programs.chromium else { throw TestTimeout(what: "no chromedriver") }
         self.chromium = chromium
         port = try JanusProcess.freePort()
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: driver)
-        process.arguments = ["--port=\(port)"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try ChildProcesses.run(process)
+        process = try await ChildProcess.start(driver, arguments: ["--port=\(port)"])
         Watchdog.note("chromedriver started on port \(port)")
         var lastError = "no answer"
         for _ in 0..<100 {
@@ -58,8 +53,8 @@ final class BrowserDriver: Sendable {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        process.terminate()
-        throw TestTimeout(what: "chromedriver did not start (\(process.isRunning ? lastError : "it exited with \(process.terminationStatus)"))")
+        process.stop()
+        throw TestTimeout(what: "chromedriver did not start (\(process.exit.map { "it exited with \($0)" } ?? lastError))")
     }
 
     /// A new headless browser.
@@ -94,14 +89,10 @@ final class BrowserDriver: Sendable {
         return ((try? RawJSON(json: Data(buffer: data))) ?? .nil, Int(response.status.code))
     }
 
-    /// Stops chromedriver (which closes its browsers). Polls rather than `waitUntilExit()`,
-    /// which can wait forever when called off a run loop.
+    /// Stops chromedriver (which closes its browsers): SIGTERM, SIGKILL 2 s later.
     func stop() {
         Watchdog.note("stopping chromedriver on port \(port)")
-        guard process.isRunning else { return }
-        process.terminate()
-        for _ in 0..<50 where process.isRunning { usleep(100_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.stopAndWait()
     }
 }
 

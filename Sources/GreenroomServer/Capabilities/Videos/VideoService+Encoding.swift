@@ -72,8 +72,8 @@ extension VideoService {
                 "-hls_segment_filename", directory.appendingPathComponent("seg%05d.ts").path, directory.appendingPathComponent("index.m3u8").path,
             ]
             let result = try await MediaTools.run(ffmpeg, arguments, limit: processingLimit)
-            guard result.status == 0 else {
-                let reason = String(decoding: result.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "exit \(result.status)"
+            guard result.exit.succeeded else {
+                let reason = String(decoding: result.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "\(result.exit)"
                 throw GreenroomError(.invalidParameterValue, "encoding the \(rung.name) rendition failed (ffmpeg: \(reason.prefix(200)))")
             }
             let bandwidth = rung.videoBitrate * 107 / 100 + (hasAudio ? Self.audioBitrate : 0)

@@ -114,7 +114,7 @@ extension VideoService {
         let file = original(id).path
         let probe = try await MediaTools.run(ffprobe, ["-v", "error"] + MediaTools.uploadInput
                                              + ["-print_format", "json", "-show_format", "-show_streams", file], limit: processingLimit)
-        guard probe.status == 0, let info = try? RawJSON(json: probe.output) else {
+        guard probe.exit.succeeded, let info = try? RawJSON(json: probe.output) else {
             let reason = String(decoding: probe.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "unreadable"
             throw GreenroomError(.invalidParameterValue, "the file is not a video (ffprobe: \(reason))")
         }
@@ -129,7 +129,7 @@ extension VideoService {
         let at = String(format: "%.3f", min(1, duration / 2))
         let thumb = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-ss", at] + MediaTools.uploadInput
                                              + ["-i", file, "-frames:v", "1", "-vf", "scale=320:-2", thumbnail(id).path], limit: processingLimit)
-        guard thumb.status == 0, FileManager.default.fileExists(atPath: thumbnail(id).path) else {
+        guard thumb.exit.succeeded, FileManager.default.fileExists(atPath: thumbnail(id).path) else {
             throw GreenroomError(.invalidParameterValue, "no thumbnail could be made (ffmpeg: \(String(decoding: thumb.errors, as: UTF8.self).prefix(200)))")
         }
         return Probed(width: width, height: height, duration: duration, codec: codec, hasAudio: hasAudio)
