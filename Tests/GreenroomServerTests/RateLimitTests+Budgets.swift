@@ -112,4 +112,34 @@ extension RateLimitTests {
         #expect(off.connectionRateLimits.over(off.rateLimits).writes == nil)
         #expect(throws: GreenroomServerError.self) { try ServerConfiguration.fromEnvironment(["GREENROOM_RATE_MEDIA_PER_CONNECTION": "fast"]) }
     }
+
+    @Test("a command its user's budget refuses takes nothing from its connection's: once the user has tokens again, that connection sends at once")
+    func refusalTakesNothing() async throws {
+        // Budgets that do not refill within the test: a token every hundred seconds.
+        try await withServer({
+            $0.rateLimits.writes = Rate(perSecond: 0.01, burst: 2)
+            $0.connectionRateLimits.writes = .some(Rate(perSecond: 0.01, burst: 3))
+        }) { server in
+            let first = try await server.client("kim")
+            let second = try await server.client("kim") { $0.retriesRateLimitedCommands = false }
+            let owner = try await server.client("owner")
+            _ = try await owner.createChannel(id: "quota", name: "Quota", members: ["kim"], isPublic: true)
+            // The first connection spends the user's two tokens.
+            for index in 0..<2 { _ = try await first.channelController(for: "quota").sendMessage(text: "first \(index)") }
+            // The second is refused by its user's budget, twice, with tokens on its own.
+            for index in 0..<2 {
+                do {
+                    _ = try await second.channelController(for: "quota").sendMessage(text: "refused \(index)")
+                    Issue.record("a send past the user's budget went through")
+                } catch let error as GreenroomError {
+                    #expect(error.is(.rateLimited) && error.message.contains("for kim"), "\(error)")
+                }
+            }
+            // A token whose grant refills the user's bucket at once (to three, one of them taken).
+            let refill = try await server.client("kim", grants: ["rate:writes=1000000/3"])
+            _ = try await refill.channelController(for: "quota").sendMessage(text: "refill")
+            // The second connection's own three tokens are all there: two sends go through.
+            for index in 0..<2 { _ = try await second.channelController(for: "quota").sendMessage(text: "after \(index)") }
+        }
+    }
 }

@@ -201,6 +201,11 @@ struct TokenBucket {
         return max(1, Int(((1 - tokens) / rate.perSecond * 1000).rounded(.up)))
     }
 
+    /// Gives back a token taken at `now` for a command that was refused after all.
+    mutating func giveBack() {
+        tokens = min(rate.burst, tokens + 1)
+    }
+
     /// Whether it would be full by `now`, so that forgetting it changes nothing.
     func isFull(at now: ContinuousClock.Instant) -> Bool {
         tokens + Self.seconds(now - updated) * rate.perSecond >= rate.burst
@@ -240,6 +245,11 @@ final class ConnectionBudget: Sendable {
             defer { all[kind] = bucket }
             return bucket.take(at: rate, now: now)
         }
+    }
+
+    /// Gives back the token of `kind` just taken, for a command its user's budget refused.
+    func giveBack(_ kind: OperationClass) {
+        buckets.withLock { all in all[kind]?.giveBack() }
     }
 }
 
@@ -288,17 +298,19 @@ final class RateLimiter: Sendable {
         }
     }
 
-    /// Takes a token of `kind` from `connection`'s bucket, then from its user's; `nil` when
-    /// both had one, else the `rateLimited` error (with `retryAfterMs`) to answer.
+    /// Takes a token of `kind` from `connection`'s bucket and one from its user's; `nil`
+    /// when both had one, else the `rateLimited` error (with `retryAfterMs`) to answer. A
+    /// refused command takes nothing: the connection's token goes back when its user's
+    /// budget refuses, so the wait a refusal names is the wait for the next command.
     func refusal(_ connection: ClientConnection, _ kind: OperationClass) -> GreenroomError? {
         let now = ContinuousClock.now
         let user = connection.identity.userId
         if let wait = connection.budget.take(kind, now: now) {
             return Self.refusal("too many \(kind.rawValue) on this connection of \(user)", wait)
         }
-        return take(user, kind, at: connection.budget.user.rate(for: kind), now: now).map {
-            Self.refusal("too many \(kind.rawValue) for \(user)", $0)
-        }
+        guard let wait = take(user, kind, at: connection.budget.user.rate(for: kind), now: now) else { return nil }
+        connection.budget.giveBack(kind)
+        return Self.refusal("too many \(kind.rawValue) for \(user)", wait)
     }
 
     /// Throws `rateLimited` (with `retryAfterMs`) unless the user of `identity` has a token
