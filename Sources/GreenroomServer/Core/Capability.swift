@@ -97,10 +97,17 @@ final class UserDeletionHooks: Sendable {
     }
 }
 
-/// The REST router as a capability sees it, with the two ways a request is authenticated.
+/// The REST router as a capability sees it: open routes on ``router``; routes for a
+/// caller in a ``group(_:for:)``, whose middleware authenticates each request before the
+/// handler and puts the caller in the context.
 struct RestRoutes {
     let router: Router<GreenroomRequestContext>
     let auth: any RestAuthentication
+
+    /// The routes under `path` that `access` may call (several groups may share a path).
+    func group(_ path: RouterPath, for access: RestAccess) -> RouterGroup<GreenroomRequestContext> {
+        router.group(path).add(middleware: RestAccessMiddleware(access: access, auth: auth))
+    }
 }
 
 /// How REST requests prove who they are: the app's backend with the server API key, a

@@ -4,10 +4,14 @@ import Hummingbird
 import NIOCore
 
 /// The request context of every route: Hummingbird's core storage, the socket's channel,
-/// and the wire's JSON coders.
+/// the wire's JSON coders, and who the caller is once the route's group checked it
+/// (``RestAccessMiddleware``).
 struct GreenroomRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     let channel: any Channel
+    /// The caller, as the route group's ``RestAccessMiddleware`` authenticated it: the app's
+    /// backend (``Identity/backend``) or a token's user. `nil` on open routes.
+    var identity: Identity?
 
     init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)

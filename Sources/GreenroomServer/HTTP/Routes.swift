@@ -14,26 +14,25 @@ extension ServerCore: RestAuthentication {
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
         }
+        let routes = RestRoutes(router: router, auth: self)
         // With the API key (Prometheus: `authorization: {credentials: KEY}`), unless the
         // operator made it public: the figures tell who is connected and how busy it is.
-        router.get("/metrics") { request, _ in
-            if !self.configuration.publicMetrics { try self.requireAPIKey(request) }
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                            body: .init(byteBuffer: .init(string: self.metrics.exposition())))
+        let metrics = configuration.publicMetrics ? router.group("/metrics") : routes.group("/metrics", for: .backend)
+        metrics.get { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                     body: .init(byteBuffer: .init(string: self.metrics.exposition())))
         }
         addConnectRoute(router)
-        let routes = RestRoutes(router: router, auth: self)
         for capability in capabilities { capability.addRoutes(routes) }
         // This node's WebSocket connections (each node answers for its own).
-        router.get("/v1/connections") { request, _ in
-            try self.requireAPIKey(request)
+        let nodeConnections = routes.group("/v1/connections", for: .backend)
+        nodeConnections.get { _, _ in
             let connections = self.connections.all.map { connection in
                 NodeConnections.Connection(clientId: self.roster.clientId(connectionId: connection.id), userId: connection.identity.userId)
             }.sorted { $0.clientId < $1.clientId }
             return try jsonResponse(NodeConnections(node: self.nodeId, connections: connections))
         }
-        router.post("/v1/connections/disconnect") { request, context in
-            try self.requireAPIKey(request)
+        nodeConnections.post("disconnect") { request, context in
             struct Args: Decodable { var userId: String?; var cut: Bool? }
             let args = try await request.decode(as: Args.self, context: context)
             let count = self.disconnect(

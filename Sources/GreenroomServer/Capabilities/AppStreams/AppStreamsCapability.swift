@@ -54,21 +54,18 @@ struct AppStreamsCapability: Capability {
     /// `/v1/streams/{stream}/events`: the app's backend publishes to a user's private stream
     /// or an app stream, and reads any stream's log (API key).
     func addRoutes(_ routes: RestRoutes) {
-        let group = routes.router.group("/v1/streams")
-        let auth = routes.auth
+        let group = routes.group("/v1/streams", for: .backend)
         let events = events
         let storage = storage
         // The app's backend publishes its own events to a user's private stream or an app stream.
         group.post(":stream/events") { request, context in
-            try auth.requireAPIKey(request)
             let args = try await request.decode(as: PublishArgs.self, context: context)
             let append = try Self.validated(stream: try context.pathParameter("stream"), args)
             let outcome = try await events.append(append)
             return try jsonResponse(outcome.event, status: outcome.duplicate ? .ok : .created)
         }
         // Many events, to any of those streams, in one request and one commit: all or none.
-        routes.router.post("/v1/events") { request, context in
-            try auth.requireAPIKey(request)
+        routes.group("/v1/events", for: .backend).post { request, context in
             let batch = try await request.decode(as: BatchPublishArgs.self, context: context)
             guard (1...Self.maxBatch).contains(batch.events.count) else {
                 throw GreenroomError(.invalidParameterValue, "events must hold 1–\(Self.maxBatch) events")
@@ -85,7 +82,6 @@ struct AppStreamsCapability: Capability {
             return try jsonResponse(BatchPublishResult(results: results), status: .created)
         }
         group.get(":stream/events") { request, context in
-            try auth.requireAPIKey(request)
             let stream = try context.pathParameter("stream")
             guard StreamName.isValid(stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name \(stream)") }
             let after = try request.integerQuery("after", in: 0...UInt64(Int64.max)) ?? 0

@@ -8,11 +8,9 @@ extension ChatCapability {
     /// checks and events are the same; only the operator and sender checks are the
     /// backend's to skip (a message is still sent by a joined member).
     func addRoutes(_ routes: RestRoutes) {
-        let group = routes.router.group("/v1/channels")
-        let auth = routes.auth
+        let group = routes.group("/v1/channels", for: .backend)
         let chat = service
         group.post { request, context in
-            try auth.requireAPIKey(request)
             let body = try await Self.object(request, context)
             guard let creator = body["createdBy"]?.stringValue else {
                 throw GreenroomError(.invalidParameterValue, "createdBy is required: the user who creates the channel (its first operator)")
@@ -22,19 +20,16 @@ extension ChatCapability {
             return try jsonResponse(try await chat.create(args, by: creator), status: .created)
         }
         group.get(":id") { request, context in
-            try auth.requireAPIKey(request)
             let id = ChannelId(try context.pathParameter("id"))
             return try jsonResponse(try await ChatService.channel(chat.storage, id).channel)
         }
         group.patch(":id") { request, context in
-            try auth.requireAPIKey(request)
             var body = try await Self.object(request, context)
             body["channelId"] = .string(try context.pathParameter("id"))
             let args = try RawJSON.dictionary(body).decode(as: ChannelPartialUpdateArgs.self)
             return try jsonResponse(try await chat.partialUpdate(args, by: nil))
         }
         group.post(":id/messages") { request, context in
-            try auth.requireAPIKey(request)
             var body = try await Self.object(request, context)
             guard let sender = body["userId"]?.stringValue else {
                 throw GreenroomError(.invalidParameterValue, "userId is required: the member the message is sent as")
@@ -44,7 +39,6 @@ extension ChatCapability {
             return try jsonResponse(try await chat.send(args, by: sender), status: .created)
         }
         group.patch(":id/messages/:messageId") { request, context in
-            try auth.requireAPIKey(request)
             var body = try await Self.object(request, context)
             body["channelId"] = .string(try context.pathParameter("id"))
             body["messageId"] = .string(try context.pathParameter("messageId"))

@@ -5,11 +5,9 @@ extension LiveEventsCapability {
     /// `/v1/live-events` for the app's backend (API key): the events with their state,
     /// hosts, counts and custom items, newest first; one ended.
     func addRoutes(_ routes: RestRoutes) {
-        let group = routes.router.group("/v1/live-events")
-        let auth = routes.auth
+        let group = routes.group("/v1/live-events", for: .backend)
         let service = service
         group.get { request, _ in
-            try auth.requireAPIKey(request)
             let query = request.uri.queryParameters
             let states = try query["state"].map { text -> [LiveEventState] in
                 guard let state = LiveEventState(rawValue: String(text)) else {
@@ -22,11 +20,9 @@ extension LiveEventsCapability {
             return try jsonResponse(try await service.list(args))
         }
         group.get("{id}") { request, context in
-            try auth.requireAPIKey(request)
             return try jsonResponse(try await service.get(try context.pathParameter("id")))
         }
         group.post("{id}/end") { request, context in
-            try auth.requireAPIKey(request)
             return try jsonResponse(try await service.end(try context.pathParameter("id"), by: Identity.backendUserId))
         }
     }

@@ -24,10 +24,10 @@ struct MediaCapability: Capability {
         DemoPage.addRoutes(to: routes.router)
         let auth = routes.auth
         let livestreams = livestreams
-        routes.router.get("/v1/livestreams/{stream}/{file}") { request, context in
+        routes.group("/v1/livestreams", for: .userOrBackend).get("{stream}/{file}") { request, context in
             let name = try context.pathParameter("file")
             let stream = try context.pathParameter("stream")
-            let identity = try await auth.authenticateUserOrBackend(request)
+            let identity = try context.caller()
             let url = try await livestreams.file(stream, name: name, identity: identity)
             return try await HLSResponse.make(request, file: url) {
                 try await auth.resourceToken(for: identity, scope: "/v1/livestreams/\(stream)/", ttl: HLSResponse.resourceTokenLifetime(duration: nil))

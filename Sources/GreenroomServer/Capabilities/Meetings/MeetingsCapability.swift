@@ -32,23 +32,19 @@ struct MeetingsCapability: Capability {
     /// `POST /v1/meetings` creates a meeting, `GET /v1/meetings/{id}` reads it with its
     /// participants (API key).
     func addRoutes(_ routes: RestRoutes) {
-        let router = routes.router
-        let auth = routes.auth
+        let group = routes.group("/v1/meetings", for: .backend)
         let meetings = service
-        router.post("/v1/meetings") { request, context in
-            try auth.requireAPIKey(request)
+        group.post { request, context in
             struct Args: Decodable { var meetingId: String? }
             let args = try await request.decode(as: Args.self, context: context)
             let meeting = try await meetings.create(args.meetingId ?? "m" + RandomHex.string(bytes: 8), by: "backend")
             return try jsonResponse(meeting, status: .created)
         }
-        router.get("/v1/meetings/{id}") { request, context in
-            try auth.requireAPIKey(request)
+        group.get("{id}") { request, context in
             return try jsonResponse(try await meetings.current(try context.pathParameter("id")))
         }
         // Every meeting, newest first, with its participants (the console's list).
-        router.get("/v1/meetings") { request, _ in
-            try auth.requireAPIKey(request)
+        group.get { request, _ in
             var query = RecordQuery(kind: MeetingRecord.recordKind)
             query.descending = true
             query.after = try request.cursorQuery()
@@ -59,8 +55,7 @@ struct MeetingsCapability: Capability {
             return try jsonResponse(Page(items: items, next: next))
         }
         // The app's backend ends a meeting as a moderator would.
-        router.post("/v1/meetings/{id}/end") { request, context in
-            try auth.requireAPIKey(request)
+        group.post("{id}/end") { request, context in
             let id = try context.pathParameter("id")
             try await meetings.end(id, identity: .backend)
             return try jsonResponse(try await meetings.current(id))

@@ -68,20 +68,18 @@ struct PushCapability: Capability {
 
     /// `/v1/push/template`: the app's notification text (API key).
     func addRoutes(_ routes: RestRoutes) {
-        let auth = routes.auth, events = events, storage = storage
-        routes.router.get("/v1/push/template") { request, _ in
-            try auth.requireAPIKey(request)
+        let group = routes.group("/v1/push/template", for: .backend)
+        let events = events, storage = storage
+        group.get { _, _ in
             return try jsonResponse(try await storage.load(PushTemplateRecord.self, id: PushTemplateRecord.onlyId)?.template ?? PushTemplate())
         }
-        routes.router.put("/v1/push/template") { request, context in
-            try auth.requireAPIKey(request)
+        group.put { request, context in
             let template = try await request.decode(as: PushTemplate.self, context: context)
             try template.validate()
             try await events.transact { transaction in try await transaction.save(PushTemplateRecord(template: template)) }
             return try jsonResponse(template)
         }
-        routes.router.delete("/v1/push/template") { request, _ in
-            try auth.requireAPIKey(request)
+        group.delete { _, _ in
             _ = try await events.transact { transaction in
                 try await transaction.remove(PushTemplateRecord.self, id: PushTemplateRecord.onlyId)
             }

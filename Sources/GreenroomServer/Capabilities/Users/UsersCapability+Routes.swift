@@ -5,16 +5,13 @@ import Hummingbird
 extension UsersCapability {
     /// `/v1/users`: the app's backend creates, lists, reads, changes and deletes users (API key).
     func addRoutes(_ routes: RestRoutes) {
-        let group = routes.router.group("/v1/users")
-        let auth = routes.auth
+        let group = routes.group("/v1/users", for: .backend)
         let users = service
         group.post { request, context in
-            try auth.requireAPIKey(request)
             let args = try await request.decode(as: UserUpdateArgs.self, context: context)
             return try jsonResponse(try await users.create(args), status: .created)
         }
         group.get { request, _ in
-            try auth.requireAPIKey(request)
             let query = request.uri.queryParameters
             let ids = query["ids"].map { $0.split(separator: ",").map(String.init) }
             let limit: Int? = try request.integerQuery("limit")
@@ -22,21 +19,17 @@ extension UsersCapability {
             return try jsonResponse(try await users.list(args))
         }
         group.get(":id") { request, context in
-            try auth.requireAPIKey(request)
             return try jsonResponse(try await users.get(try context.pathParameter("id")))
         }
         group.put(":id") { request, context in
-            try auth.requireAPIKey(request)
             let args = try await request.decode(as: UserUpdateArgs.self, context: context)
             return try jsonResponse(try await users.update(try context.pathParameter("id"), args))
         }
         group.patch(":id") { request, context in
-            try auth.requireAPIKey(request)
             let args = try await request.decode(as: UserPartialUpdateArgs.self, context: context)
             return try jsonResponse(try await users.partialUpdate(try context.pathParameter("id"), args))
         }
         group.delete(":id") { request, context in
-            try auth.requireAPIKey(request)
             let erase: Bool
             switch request.uri.queryParameters["messages"].map(String.init) {
             case nil, "keep": erase = false
@@ -47,7 +40,6 @@ extension UsersCapability {
             return Response(status: .noContent)
         }
         group.post(":id/revoke-tokens") { request, context in
-            try auth.requireAPIKey(request)
             let id = try context.pathParameter("id")
             let notBefore = try await users.revokeTokens(id)
             return try jsonResponse(TokensRevoked(userId: id, notBefore: notBefore))

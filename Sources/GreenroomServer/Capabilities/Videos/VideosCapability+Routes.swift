@@ -10,17 +10,17 @@ extension VideosCapability {
     /// The video feed's REST routes, authenticated with the session's token (header, or
     /// `?token=` for players that cannot set headers).
     func addRoutes(_ routes: RestRoutes) {
-        let router = routes.router
         let auth = routes.auth
         let service = service
-        let videos = router.group("/v1/videos")
-        videos.post { request, context in
-            let identity = try await auth.authenticate(request)
+        // Only a user uploads; the app's backend reads and edits too.
+        routes.group("/v1/videos", for: .user).post { request, context in
+            let identity = try context.caller()
             let args = try await request.decode(as: VideoCreateArgs.self, context: context)
             return try jsonResponse(try await service.create(args, identity: identity), status: .created)
         }
-        videos.get { request, _ in
-            let identity = try await auth.authenticateUserOrBackend(request)
+        let videos = routes.group("/v1/videos", for: .userOrBackend)
+        videos.get { request, context in
+            let identity = try context.caller()
             let query = request.uri.queryParameters
             let status = try query["status"].map { text -> VideoStatus in
                 guard let status = VideoStatus(rawValue: String(text)) else { throw GreenroomError(.invalidParameterValue, "unknown status \(text)") }
@@ -32,51 +32,50 @@ extension VideosCapability {
                 oldestFirst: query["sort"] == "oldest", limit: limit, cursor: query["cursor"].map(String.init), identity: identity))
         }
         videos.get("{id}") { request, context in
-            try jsonResponse(try await service.get(try context.pathParameter("id"), identity: try await auth.authenticateUserOrBackend(request)))
+            try jsonResponse(try await service.get(try context.pathParameter("id"), identity: try context.caller()))
         }
         videos.patch("{id}") { request, context in
-            let identity = try await auth.authenticateUserOrBackend(request)
+            let identity = try context.caller()
             let args = try await request.decode(as: VideoUpdateArgs.self, context: context)
             return try jsonResponse(try await service.update(try context.pathParameter("id"), args, identity: identity))
         }
         videos.delete("{id}") { request, context in
-            try await service.delete(try context.pathParameter("id"), identity: try await auth.authenticateUserOrBackend(request))
+            try await service.delete(try context.pathParameter("id"), identity: try context.caller())
             return Response(status: .noContent)
         }
         videos.get("{id}/file") { request, context in
-            try await Self.serveFile(service, auth, request, id: try context.pathParameter("id"), thumbnail: false)
+            try await Self.serveFile(service, try context.caller(), request, id: try context.pathParameter("id"), thumbnail: false)
         }
         videos.get("{id}/thumbnail") { request, context in
-            try await Self.serveFile(service, auth, request, id: try context.pathParameter("id"), thumbnail: true)
+            try await Self.serveFile(service, try context.caller(), request, id: try context.pathParameter("id"), thumbnail: true)
         }
         videos.get("{id}/index.m3u8") { request, context in
-            try await Self.serveHLS(service, auth, request, id: try context.pathParameter("id"), path: "index.m3u8")
+            try await Self.serveHLS(service, auth, try context.caller(), request, id: try context.pathParameter("id"), path: "index.m3u8")
         }
         videos.get("{id}/hls/{rendition}/{file}") { request, context in
             let path = "\(try context.pathParameter("rendition"))/\(try context.pathParameter("file"))"
-            return try await Self.serveHLS(service, auth, request, id: try context.pathParameter("id"), path: path)
+            return try await Self.serveHLS(service, auth, try context.caller(), request, id: try context.pathParameter("id"), path: path)
         }
-        let uploads = router.group("/v1/uploads")
+        let uploads = routes.group("/v1/uploads", for: .user)
         uploads.get("{id}") { request, context in
-            let upload = try await service.upload(try context.pathParameter("id"), identity: try await auth.authenticate(request))
+            let upload = try await service.upload(try context.pathParameter("id"), identity: try context.caller())
             return try jsonResponse(["offset": service.offset(upload)])
         }
         uploads.patch("{id}") { request, context in
-            let identity = try await auth.authenticate(request)
+            let identity = try context.caller()
             let offset = try RequestParsing.uploadOffset(request.headers[Self.uploadOffset])
             let reached = try await service.append(try context.pathParameter("id"), at: offset, body: request.body.map(\.readableBytesView), identity: identity)
             return try jsonResponse(["offset": reached])
         }
         uploads.post("{id}/complete") { request, context in
-            try jsonResponse(try await service.complete(try context.pathParameter("id"), identity: try await auth.authenticate(request)))
+            try jsonResponse(try await service.complete(try context.pathParameter("id"), identity: try context.caller()))
         }
     }
 
     /// Serves a playlist or segment of a video's HLS renditions. A playlist asked for with
     /// `?token=` (a player that cannot set headers) names its files with a token for this
     /// video's files alone (``HLSResponse``).
-    static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, path: String) async throws -> Response {
-        let identity = try await auth.authenticateUserOrBackend(request)
+    static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ identity: Identity, _ request: Request, id: String, path: String) async throws -> Response {
         let file = try await service.hlsFile(id, path: path, identity: identity)
         return try await HLSResponse.make(request, file: file) {
             let duration = try await service.storage.load(VideoRecord.self, id: id)?.video.duration
@@ -85,8 +84,8 @@ extension VideosCapability {
     }
 
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
-    static func serveFile(_ service: VideoService, _ auth: any RestAuthentication, _ request: Request, id: String, thumbnail: Bool) async throws -> Response {
-        let (url, size) = try await service.file(id, thumbnail: thumbnail, identity: try await auth.authenticateUserOrBackend(request))
+    static func serveFile(_ service: VideoService, _ identity: Identity, _ request: Request, id: String, thumbnail: Bool) async throws -> Response {
+        let (url, size) = try await service.file(id, thumbnail: thumbnail, identity: identity)
         var start: Int64 = 0
         var end = size - 1
         var status: HTTPResponse.Status = .ok
