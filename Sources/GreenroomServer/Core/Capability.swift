@@ -16,7 +16,7 @@ protocol Capability: Sendable {
     /// Throws the refusal when `identity` may not read the stream `id` of ``streamKind``.
     func authorizeRead(_ identity: Identity, streamId id: String) async throws
     /// Registers its WebSocket operations.
-    func registerOperations(_ router: inout CommandRouter)
+    func registerOperations(_ router: inout CapabilityOperations)
     /// Adds its REST routes.
     func addRoutes(_ routes: RestRoutes)
     /// Told when a roster entry on its streams loses its connection or expires; `nil` when
@@ -37,7 +37,7 @@ extension Capability {
     func authorizeRead(_ identity: Identity, streamId id: String) async throws {
         throw GreenroomError(.permissionDenied, "streams of this kind cannot be followed")
     }
-    func registerOperations(_ router: inout CommandRouter) {}
+    func registerOperations(_ router: inout CapabilityOperations) {}
     func addRoutes(_ routes: RestRoutes) {}
     var rosterOwner: (any RosterOwner)? { nil }
     var services: [any Service] { [] }

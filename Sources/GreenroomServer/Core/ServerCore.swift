@@ -108,8 +108,9 @@ final class ServerCore: Sendable {
         router.registerStreamOperations()
         router.registerPresenceOperations()
         router.registerResourceTokenOperations()
-        for capability in capabilities { capability.registerOperations(&router) }
-        self.commands = router
+        var operations = CapabilityOperations(into: router)
+        for capability in capabilities { capability.registerOperations(&operations) }
+        self.commands = operations.router
     }
 
     /// The background work of the capabilities, run with the server's services.

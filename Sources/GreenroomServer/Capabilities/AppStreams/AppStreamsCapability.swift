@@ -27,14 +27,14 @@ struct AppStreamsCapability: Capability {
     /// (`publish:app:NAME` or `publish:app:*`). The event's data must be an object; the
     /// server sets its `publishedBy` to the client's user (whatever the client sent there),
     /// and a client's idempotency keys are its own (two users' equal keys do not collide).
-    func registerOperations(_ router: inout CommandRouter) {
+    func registerOperations(_ router: inout CapabilityOperations) {
         let events = events
-        router.on(StreamOperation.publish) { (context, args: StreamPublishArgs) -> PublishResult in
-            let userId = context.identity.userId
+        router.on(StreamOperation.publish) { (caller, args: StreamPublishArgs) -> PublishResult in
+            let userId = caller.identity.userId
             guard StreamKind(of: args.stream) == .app else {
                 throw GreenroomError(.permissionDenied, "a client may publish only to app:NAME streams")
             }
-            guard context.identity.grants.contains("publish:" + args.stream) || context.identity.grants.contains("publish:app:*") else {
+            guard caller.identity.grants.contains("publish:" + args.stream) || caller.identity.grants.contains("publish:app:*") else {
                 throw GreenroomError(.permissionDenied, "the token does not grant publish:\(args.stream)")
             }
             guard var data = args.data.dictionaryValue else {

@@ -39,26 +39,26 @@ struct MediaCapability: Capability {
         await plane.connectionEnded(clientId: clientId)
     }
 
-    func registerOperations(_ router: inout CommandRouter) {
+    func registerOperations(_ router: inout CapabilityOperations) {
         let plane = plane
-        router.on(MediaOperation.publish) { context, args in try await plane.publish(args, caller: context.caller) }
-        router.on(MediaOperation.unpublish) { context, args in
-            try await plane.unpublish(args, caller: context.caller)
+        router.on(MediaOperation.publish) { caller, args in try await plane.publish(args, caller: caller) }
+        router.on(MediaOperation.unpublish) { caller, args in
+            try await plane.unpublish(args, caller: caller)
             return EmptyResult()
         }
-        router.on(MediaOperation.subscribe) { context, args in try await plane.subscribe(args, caller: context.caller) }
-        router.on(MediaOperation.unsubscribe) { context, args in try await plane.unsubscribe(args, caller: context.caller) }
-        router.on(MediaOperation.answer) { context, args in
-            try await plane.answer(args, caller: context.caller)
+        router.on(MediaOperation.subscribe) { caller, args in try await plane.subscribe(args, caller: caller) }
+        router.on(MediaOperation.unsubscribe) { caller, args in try await plane.unsubscribe(args, caller: caller) }
+        router.on(MediaOperation.answer) { caller, args in
+            try await plane.answer(args, caller: caller)
             return EmptyResult()
         }
-        router.on(MediaOperation.trickle) { context, args in
-            try await plane.trickle(args, caller: context.caller)
+        router.on(MediaOperation.trickle) { caller, args in
+            try await plane.trickle(args, caller: caller)
             return EmptyResult()
         }
-        router.on(MediaOperation.feeds) { context, args in try await plane.feeds(args, caller: context.caller) }
-        router.on(MediaOperation.leave) { context, args in
-            await plane.leave(args, caller: context.caller)
+        router.on(MediaOperation.feeds) { caller, args in try await plane.feeds(args, caller: caller) }
+        router.on(MediaOperation.leave) { caller, args in
+            await plane.leave(args, caller: caller)
             return EmptyResult()
         }
     }

@@ -43,10 +43,10 @@ struct PushCapability: Capability {
     }
 
     /// `chat.setPushTrigger`, `chat.getPushTrigger`: a joined member's own option per channel.
-    func registerOperations(_ router: inout CommandRouter) {
+    func registerOperations(_ router: inout CapabilityOperations) {
         let events = events, storage = storage
-        router.on(PushOperation.setTrigger) { (context, args: PushTriggerArgs) -> EmptyResult in
-            let userId = context.identity.userId
+        router.on(PushOperation.setTrigger) { (caller, args: PushTriggerArgs) -> EmptyResult in
+            let userId = caller.identity.userId
             try await events.transact { transaction in
                 guard let member = try await transaction.load(MemberRecord.self, scope: args.channelId.rawValue, id: userId),
                       member.member.state == .joined else {
@@ -60,8 +60,8 @@ struct PushCapability: Capability {
             }
             return EmptyResult()
         }
-        router.on(PushOperation.getTrigger) { (context, args: ChannelRef) -> PushTriggerArgs in
-            let muted = try await storage.load(PushMuteRecord.self, scope: context.identity.userId, id: args.channelId.rawValue) != nil
+        router.on(PushOperation.getTrigger) { (caller, args: ChannelRef) -> PushTriggerArgs in
+            let muted = try await storage.load(PushMuteRecord.self, scope: caller.identity.userId, id: args.channelId.rawValue) != nil
             return PushTriggerArgs(channelId: args.channelId, option: muted ? .off : .all)
         }
     }
