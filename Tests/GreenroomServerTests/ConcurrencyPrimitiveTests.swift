@@ -68,9 +68,9 @@ struct ConcurrencyPrimitiveTests {
         await waiting.value
         turn.pass()
         await turn.wait()
-        // Passed from the writer's side, through the task-local turn.
+        // Passed from the writer's side, through the task-local it calls once a write is queued.
         let other = CommandTurn()
-        CommandTurn.$current.withValue(other) { CommandTurn.passCurrent() }
+        EventLog.$whenQueued.withValue({ other.pass() }) { EventLog.whenQueued?() }
         await other.wait()
     }
 }

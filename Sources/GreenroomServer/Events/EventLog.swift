@@ -12,6 +12,11 @@ import ServiceLifecycle
 /// One writer per node keeps offsets in order without a lock per stream; the grouped
 /// commit keeps durable writes cheap.
 final class EventLog: Service, Sendable {
+    /// Called in the task that queues a write, once the write is queued in order. The
+    /// command layer sets it for a pipelined command, to let the connection read its next
+    /// command then (``CommandTurn``); the writer knows nothing of commands.
+    @TaskLocal static var whenQueued: (@Sendable () -> Void)?
+
     private struct Pending: Sendable {
         var step: WriteStep
         /// Resumes the caller with the step's result or error.
@@ -109,8 +114,8 @@ final class EventLog: Service, Sendable {
                 return true
             }
             if accepted {
-                // Queued in order: a pipelined command's connection may read its next one.
-                CommandTurn.passCurrent()
+                // Queued in order: whoever waits for that (a pipelined command) may go on.
+                Self.whenQueued?()
                 wakeContinuation.yield()
             } else {
                 continuation.resume(throwing: GreenroomError(.unavailable, "the server is shutting down"))

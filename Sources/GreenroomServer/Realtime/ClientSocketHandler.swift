@@ -5,19 +5,22 @@ import NIOWebSocket
 /// A client's WebSocket on its event loop, after the upgrade: reads each frame with a
 /// ``ClientFrameReader`` (RFC 6455's rules, fragments joined), hands each whole message to
 /// the connection's ``CommandQueue``, answers pings, answers the client's close and closes
-/// the socket, or fails the connection with the reader's code. When the socket closes, the
-/// connection's clean-up runs (``ServerCore/endSession(_:)``).
+/// the socket, or fails the connection with the reader's code. When the socket closes, it
+/// calls `closed` (the session's clean-up, which its maker names), knowing nothing of the
+/// server.
 final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = WebSocketFrame
     typealias OutboundOut = WebSocketFrame
 
     private let queue: CommandQueue
     private let expiry: Scheduled<Void>
+    private let closed: @Sendable () -> Void
     private var reader = ClientFrameReader()
 
-    init(queue: CommandQueue, expiry: Scheduled<Void>) {
+    init(queue: CommandQueue, expiry: Scheduled<Void>, closed: @escaping @Sendable () -> Void) {
         self.queue = queue
         self.expiry = expiry
+        self.closed = closed
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -68,10 +71,7 @@ final class ClientSocketHandler: ChannelInboundHandler, RemovableChannelHandler 
 
     func channelInactive(context: ChannelHandlerContext) {
         expiry.cancel()
-        let queue = self.queue
-        let core = queue.core
-        core.connections.markClosing(queue.connection)
-        Task { await core.endSession(queue) }
+        closed()
         context.fireChannelInactive()
     }
 }

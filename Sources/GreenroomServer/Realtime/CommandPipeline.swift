@@ -44,22 +44,15 @@ final class CommandPipeline: Sendable {
 }
 
 /// The turn of a pipelined command: passed when the command has queued its write (the
-/// node's writer calls ``passCurrent()``) or has finished, whichever comes first.
+/// node's writer calls ``EventLog/whenQueued``, which the router sets to ``pass()``) or has
+/// finished, whichever comes first.
 final class CommandTurn: Sendable {
-    /// The turn of the pipelined command the current task runs, if any.
-    @TaskLocal static var current: CommandTurn?
-
     private struct State {
         var passed = false
         var waiter: CheckedContinuation<Void, Never>?
     }
 
     private let state = Locked(State())
-
-    /// Passes the current task's turn, if it has one.
-    static func passCurrent() {
-        current?.pass()
-    }
 
     /// Lets the connection read its next command; later calls do nothing.
     func pass() {

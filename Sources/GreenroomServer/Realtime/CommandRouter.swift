@@ -125,7 +125,7 @@ struct CommandRouter: Sendable {
         let turn = CommandTurn()
         pipeline.begin()
         Task {
-            await CommandTurn.$current.withValue(turn) { await Self.run(handler, command, context) }
+            await EventLog.$whenQueued.withValue({ turn.pass() }) { await Self.run(handler, command, context) }
             turn.pass()
             pipeline.end()
         }

@@ -115,7 +115,10 @@ extension ServerCore {
             } else {
                 try channel.pipeline.syncOperations.addHandler(wire, position: .first)
             }
-            try channel.pipeline.syncOperations.addHandler(ClientSocketHandler(queue: queue, expiry: expiry))
+            try channel.pipeline.syncOperations.addHandler(ClientSocketHandler(queue: queue, expiry: expiry) { [self] in
+                connections.markClosing(connection)
+                Task { await self.endSession(queue) }
+            })
         } catch {
             expiry.cancel()
             throw error
