@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every storage operation, run against SQLite and PostgreSQL alike.
-@Suite("Storage conformance", .timeLimit(.minutes(5)))
+@Suite("Storage conformance", .timeLimit(.minutes(15)))
 struct StorageConformanceTests {
     static func user(_ id: String, _ nickname: String, extra: [String: RawJSON] = [:]) -> User {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

@@ -166,6 +166,12 @@ func collect(_ subscription: StreamSubscription, count: Int, timeout: Duration =
 /// Tests that put hundreds of clients on the machine run alone: the other server tests
 /// wait for them (and they for the others), so that a 2-core machine serves each in time.
 /// Light tests share the machine with each other.
+///
+/// Swift Testing's time limit counts from a test's start, the wait for its turn included,
+/// and a light test queued behind a few heavy turns (a livestream test's is over a minute)
+/// waited past a 3-minute limit on a loaded machine. Suites therefore carry a limit longer
+/// than a whole run (15 minutes); what bounds a test's own time is the ``Watchdog``, which
+/// starts with its turn and ends the run with a trail past ``Watchdog/limit``.
 enum HeavyTests {
     static let turns = TurnLock()
     /// Set inside a heavy test, whose own servers need no further turn.
