@@ -104,7 +104,10 @@ package final class ChildProcess: Sendable {
         switch await iterator.next() {
         case .success(let pid): return ChildProcess(pid: pid, executable: executable, shared: shared, task: task)
         case .failure(let error): throw GreenroomError(.unavailable, "cannot start \(executable): \(error)")
-        case nil: throw GreenroomError(.unavailable, "cannot start \(executable)")
+        case nil:
+            // The caller was cancelled while it started: stop what may have started.
+            task.cancel()
+            throw CancellationError()
         }
     }
 
