@@ -38,7 +38,7 @@ struct LivestreamTests {
         let list = try #require(try await playlist(server, stream, token: token))
         let segment = try #require(segments(list).last)
         let url = "\(server.url.absoluteString)/v1/livestreams/\(stream)/\(segment)?token=\(token)"
-        let frame = try await MediaTools.run(ffmpeg, ["-v", "error", "-i", url, "-frames:v", "1",
+        let frame = try await ChildProcess.run(ffmpeg, ["-v", "error", "-i", url, "-frames:v", "1",
                                                       "-vf", "crop=640:360:\(640 * column):0,scale=1:1:flags=area", "-f", "rawvideo", "-pix_fmt", "rgb24", "-"])
         #expect(frame.exit.succeeded, "\(String(decoding: frame.errors, as: UTF8.self))")
         return frame.output.prefix(3).map(Int.init)
@@ -49,7 +49,7 @@ struct LivestreamTests {
         let list = try #require(try await playlist(server, stream, token: token))
         let segment = try #require(segments(list).last)
         let url = "\(server.url.absoluteString)/v1/livestreams/\(stream)/\(segment)?token=\(token)"
-        let probe = try await MediaTools.run(ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", url])
+        let probe = try await ChildProcess.run(ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", url])
         #expect(probe.exit.succeeded, "\(String(decoding: probe.errors, as: UTF8.self))")
         return try RawJSON(json: probe.output)["streams"]?.arrayValue ?? []
     }
@@ -99,7 +99,7 @@ struct LivestreamTests {
 
             // A player: the SDK's playback URL, 5 s decoded frame by frame (30 per second).
             let url = try #require(try await meeting.livestreamPlaybackURL()).absoluteString
-            let decoded = try await MediaTools.run(tools.ffmpeg, ["-v", "error", "-i", url, "-t", "5", "-map", "0:v", "-f", "framecrc", "-"])
+            let decoded = try await ChildProcess.run(tools.ffmpeg, ["-v", "error", "-i", url, "-t", "5", "-map", "0:v", "-f", "framecrc", "-"])
             #expect(decoded.exit.succeeded && decoded.errors.isEmpty, "\(String(decoding: decoded.errors, as: UTF8.self))")
             let frames = String(decoding: decoded.output, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("0,") }.count
             #expect(frames >= 140, "decoded \(frames) frames of 5 s")
@@ -418,7 +418,7 @@ extension LivestreamTests {
             // player, reads on across it.
             let url = try #require(try await meeting.livestreamPlaybackURL()).absoluteString
             let reader = Task {
-                try await MediaTools.run("/usr/bin/env", ["timeout", "-s", "INT", "75", tools.ffmpeg, "-v", "error", "-i", url, "-t", "30", "-map", "0:v", "-f", "framecrc", "-"])
+                try await ChildProcess.run("/usr/bin/env", ["timeout", "-s", "INT", "75", tools.ffmpeg, "-v", "error", "-i", url, "-t", "30", "-map", "0:v", "-f", "framecrc", "-"])
             }
             try await Task.sleep(for: .seconds(4))
             let killedAt = Date().timeIntervalSince1970 * 1000

@@ -11,7 +11,7 @@ extension VideoTests {
     /// A short video with sound in a container and codec of its own, made by ffmpeg.
     static func makeVideo(_ ffmpeg: String, name: String, size: String, codec: [String], audio: [String]) async throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString)-\(name)")
-        let result = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=duration=3:size=\(size):rate=25",
+        let result = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=duration=3:size=\(size):rate=25",
                                                        "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-shortest"] + codec + audio + [url.path])
         #expect(result.exit.succeeded, "making \(name): \(String(decoding: result.errors, as: UTF8.self))")
         return url
@@ -52,14 +52,14 @@ extension VideoTests {
                 // Its token is for this video's files alone, not the session's (which lists videos).
                 let scoped = try #require(URLComponents(string: master)?.queryItems?.first { $0.name == "token" }?.value)
                 #expect(try await server.rest("GET", "/v1/videos", key: scoped).0 == 401, "the video's token reads nothing else")
-                let probe = try await MediaTools.run(tools.ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", master])
+                let probe = try await ChildProcess.run(tools.ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", master])
                 #expect(probe.exit.succeeded, "\(name): \(String(decoding: probe.errors, as: UTF8.self))")
                 let streams = try RawJSON(json: probe.output)["streams"]?.arrayValue ?? []
                 let codecs = Set(streams.compactMap { $0["codec_name"]?.stringValue })
                 #expect(codecs == ["h264", "aac"], "\(name): \(codecs)")
                 for rendition in renditions {
                     let url = "\(server.url.absoluteString)\(rendition.playlistURL)?token=\(token)"
-                    let decoded = try await MediaTools.run(tools.ffprobe, ["-v", "error", "-count_frames", "-select_streams", "v:0",
+                    let decoded = try await ChildProcess.run(tools.ffprobe, ["-v", "error", "-count_frames", "-select_streams", "v:0",
                                                                           "-show_entries", "stream=nb_read_frames,width,height", "-print_format", "json", url])
                     #expect(decoded.exit.succeeded && decoded.errors.isEmpty, "\(name) \(rendition.name): \(String(decoding: decoded.errors, as: UTF8.self))")
                     let stream = try RawJSON(json: decoded.output)["streams"]?[0]

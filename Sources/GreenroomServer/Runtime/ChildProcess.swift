@@ -52,14 +52,11 @@ package final class ChildProcess: Sendable {
 
     /// The child's process id.
     package let pid: Int32
-    /// The program's path.
-    package let executable: String
     private let shared: Shared
     private let task: Task<Void, Never>
 
-    private init(pid: Int32, executable: String, shared: Shared, task: Task<Void, Never>) {
+    private init(pid: Int32, shared: Shared, task: Task<Void, Never>) {
         self.pid = pid
-        self.executable = executable
         self.shared = shared
         self.task = task
     }
@@ -102,7 +99,7 @@ package final class ChildProcess: Sendable {
         }
         var iterator = started.makeAsyncIterator()
         switch await iterator.next() {
-        case .success(let pid): return ChildProcess(pid: pid, executable: executable, shared: shared, task: task)
+        case .success(let pid): return ChildProcess(pid: pid, shared: shared, task: task)
         case .failure(let error): throw GreenroomError(.unavailable, "cannot start \(executable): \(error)")
         case nil:
             // The caller was cancelled while it started: stop what may have started.
@@ -161,19 +158,17 @@ extension ChildProcess {
     /// then SIGKILL 2 s later) and the run throws `invalidParameterValue` saying so.
     package static func run(_ tool: String, _ arguments: [String], limit: Duration? = nil) async throws -> (exit: Exit, output: Data, errors: Data) {
         let child = try await start(tool, arguments: arguments, output: .kept(limit: 64 << 20), errors: .kept(limit: 1 << 20))
-        guard let limit else {
-            let exit = try await withTaskCancellationHandler { try await child.waitForExit() } onCancel: { child.stop() }
-            return (exit, child.shared.bytes(errors: false), child.shared.bytes(errors: true))
-        }
         let timedOut = Locked(false)
-        let timer = Task {
-            try await Task.sleep(for: limit)
-            timedOut.withLock { $0 = true }
-            child.stop()
+        let timer = limit.map { limit in
+            Task {
+                try await Task.sleep(for: limit)
+                timedOut.withLock { $0 = true }
+                child.stop()
+            }
         }
-        defer { timer.cancel() }
+        defer { timer?.cancel() }
         let exit = try await withTaskCancellationHandler { try await child.waitForExit() } onCancel: { child.stop() }
-        if timedOut.value {
+        if timedOut.value, let limit {
             throw GreenroomError(.invalidParameterValue, "processing took longer than its limit of \(limit.components.seconds) s")
         }
         return (exit, child.shared.bytes(errors: false), child.shared.bytes(errors: true))

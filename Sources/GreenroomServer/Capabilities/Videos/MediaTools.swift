@@ -1,7 +1,7 @@
 import Foundation
 import GreenroomProtocol
 
-/// The media tools found on this machine, and how they are run.
+/// The media tools found on this machine (run with ``ChildProcess/run(_:_:limit:)``).
 struct MediaTools: Sendable {
     var ffprobe: String?
     var ffmpeg: String?
@@ -22,11 +22,4 @@ struct MediaTools: Sendable {
     /// video feed takes (MP4/MOV, Matroska/WebM, AVI, MPEG-TS; not HLS, concat or the like,
     /// which open other files or URLs).
     static let uploadInput = ["-protocol_whitelist", "file", "-format_whitelist", "mov,mp4,matroska,webm,avi,mpegts"]
-
-    /// Runs a tool; returns how it ended, its standard output and its standard error. A
-    /// tool still running after `limit` is stopped (SIGTERM, then SIGKILL 2 s later) and the
-    /// run throws `invalidParameterValue` saying so.
-    static func run(_ tool: String, _ arguments: [String], limit: Duration? = nil) async throws -> (exit: ChildProcess.Exit, output: Data, errors: Data) {
-        try await ChildProcess.run(tool, arguments, limit: limit)
-    }
 }

@@ -71,7 +71,7 @@ extension VideoService {
                 "-f", "hls", "-hls_time", "4", "-hls_playlist_type", "vod", "-hls_segment_type", "mpegts",
                 "-hls_segment_filename", directory.appendingPathComponent("seg%05d.ts").path, directory.appendingPathComponent("index.m3u8").path,
             ]
-            let result = try await MediaTools.run(ffmpeg, arguments, limit: processingLimit)
+            let result = try await ChildProcess.run(ffmpeg, arguments, limit: processingLimit)
             guard result.exit.succeeded else {
                 let reason = String(decoding: result.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "\(result.exit)"
                 throw GreenroomError(.invalidParameterValue, "encoding the \(rung.name) rendition failed (ffmpeg: \(reason.prefix(200)))")

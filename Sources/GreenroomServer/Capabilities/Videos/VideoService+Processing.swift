@@ -112,7 +112,7 @@ extension VideoService {
             throw GreenroomError(.unavailable, "processing is unavailable: ffprobe and ffmpeg are not installed on this server")
         }
         let file = original(id).path
-        let probe = try await MediaTools.run(ffprobe, ["-v", "error"] + MediaTools.uploadInput
+        let probe = try await ChildProcess.run(ffprobe, ["-v", "error"] + MediaTools.uploadInput
                                              + ["-print_format", "json", "-show_format", "-show_streams", file], limit: processingLimit)
         guard probe.exit.succeeded, let info = try? RawJSON(json: probe.output) else {
             let reason = String(decoding: probe.errors, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? "unreadable"
@@ -127,7 +127,7 @@ extension VideoService {
         let duration = (info["format"]?["duration"]?.stringValue).flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil } ?? 0
         let codec = stream["codec_name"]?.stringValue ?? "unknown"
         let at = String(format: "%.3f", min(1, duration / 2))
-        let thumb = try await MediaTools.run(ffmpeg, ["-v", "error", "-y", "-ss", at] + MediaTools.uploadInput
+        let thumb = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y", "-ss", at] + MediaTools.uploadInput
                                              + ["-i", file, "-frames:v", "1", "-vf", "scale=320:-2", thumbnail(id).path], limit: processingLimit)
         guard thumb.exit.succeeded, FileManager.default.fileExists(atPath: thumbnail(id).path) else {
             throw GreenroomError(.invalidParameterValue, "no thumbnail could be made (ffmpeg: \(String(decoding: thumb.errors, as: UTF8.self).prefix(200)))")
