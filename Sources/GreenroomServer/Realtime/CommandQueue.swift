@@ -26,12 +26,16 @@ final class CommandQueue: Sendable {
 
     let connection: ClientConnection
     let core: ServerCore
+    /// The connection's caller, as every command's handler gets it.
+    private let caller: Caller
     private let pipeline = CommandPipeline()
     private let state = Locked(State())
 
     init(connection: ClientConnection, core: ServerCore) {
         self.connection = connection
         self.core = core
+        self.caller = Caller(identity: connection.identity, clientId: core.roster.clientId(connectionId: connection.id),
+                             session: ConnectionSession(connection: connection, hub: core.hub))
     }
 
     /// Queues a command's text (on the event loop, as its frame arrives); starts the task
@@ -91,7 +95,7 @@ final class CommandQueue: Sendable {
                 for waiter in waiters { waiter.resume() }
                 return
             }
-            let hold = await core.commands.handle(next, on: connection, core: core, pipeline: pipeline)
+            let hold = await core.commands.handle(next, on: connection, as: caller, core: core, pipeline: pipeline)
             if let wait = self.hold(after: hold) {
                 // Meanwhile the commands pile up to `pauseAt` and the socket is read no more.
                 try? await Task.sleep(for: wait)

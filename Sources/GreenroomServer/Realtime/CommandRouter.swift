@@ -7,12 +7,10 @@ struct CommandContext: Sendable {
     let connection: ClientConnection
     let commandId: UInt64
     let core: ServerCore
+    /// The caller as services see it: identity, client id and what may be done to its
+    /// connection (made once per connection, by its ``CommandQueue``).
+    let caller: Caller
     var identity: Identity { connection.identity }
-    /// The caller as services see it: identity, client id and what may be done to its connection.
-    var caller: Caller {
-        Caller(identity: connection.identity, clientId: core.roster.clientId(connectionId: connection.id),
-               session: ConnectionSession(connection: connection, hub: core.hub))
-    }
 }
 
 /// Maps operation names to handlers. Handlers decode their arguments, do the work and
@@ -96,7 +94,7 @@ struct CommandRouter: Sendable {
     /// client sending past its budget is read no faster than it is let act. A malformed or
     /// unknown command takes a token of its user's reads, and holds the same way without one.
     @discardableResult
-    func handle(_ text: ByteBuffer, on connection: ClientConnection, core: ServerCore, pipeline: CommandPipeline) async -> Duration? {
+    func handle(_ text: ByteBuffer, on connection: ClientConnection, as caller: Caller, core: ServerCore, pipeline: CommandPipeline) async -> Duration? {
         let command: CommandFrame
         do {
             command = try CommandFrame.parse(text.readableBytesView)
@@ -116,7 +114,7 @@ struct CommandRouter: Sendable {
             connection.send(Self.errorFrame(command.id, refusal))
             return Self.hold(refusal)
         }
-        let context = CommandContext(connection: connection, commandId: command.id, core: core)
+        let context = CommandContext(connection: connection, commandId: command.id, core: core, caller: caller)
         guard pipelined.contains(command.op) else {
             await pipeline.waitUntilIdle()
             await Self.run(handler, command, context)
