@@ -31,6 +31,8 @@ final class BenchTarget: Sendable {
     let apiKey: String
     let tokens: TokenService
     let process: ChildProcess?
+    /// Whether ``stop()`` was called: the child's exit is then expected.
+    private let stopping = Locked(false)
 
     static func start(_ options: BenchOptions, serveArguments: [String] = [], environment: [String: String] = [:]) async throws -> BenchTarget {
         FileLimits.raise(logger: .init(label: "greenroom.bench"))
@@ -49,7 +51,7 @@ final class BenchTarget: Sendable {
         let process = try await ChildProcess.start(
             executable, arguments: arguments + serveArguments,
             environment: environment.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(environment) { _, new in new },
-            output: .kept(limit: 1 << 20))
+            output: .kept(limit: 1 << 20), errors: .kept(limit: 1 << 20))
         let deadline = Date().addingTimeInterval(30)
         while Date() < deadline, process.isRunning {
             if let line = process.output.split(separator: "\n").first(where: { $0.contains("is listening on") }),
@@ -68,6 +70,19 @@ final class BenchTarget: Sendable {
         self.process = process
         self.apiKey = try String(contentsOfFile: dataDirectory + "/api-key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         self.tokens = await TokenService(secret: try Secrets.readAppSecret(in: dataDirectory))
+        if let process { watch(process) }
+    }
+
+    /// Ends the bench (status 3) with the server's last output when the child server exits
+    /// before ``stop()``: its clients would otherwise wait for it, reconnecting, forever.
+    private func watch(_ process: ChildProcess) {
+        Task { [stopping] in
+            let exit = await process.exited()
+            guard !stopping.withLock({ $0 }) else { return }
+            let output = (process.output + process.errors).split(separator: "\n").suffix(40).joined(separator: "\n")
+            BenchReport.progress("the server exited during the bench (\(exit)):\n\(output)")
+            Foundation.exit(3)
+        }
     }
 
     var webSocketURL: String { ClientConfiguration(serverURL: baseURL).webSocketURL }
@@ -124,6 +139,7 @@ final class BenchTarget: Sendable {
     }
 
     func stop() {
+        stopping.withLock { $0 = true }
         process?.stopAndWait()
     }
 }

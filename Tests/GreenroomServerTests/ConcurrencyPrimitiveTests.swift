@@ -70,7 +70,7 @@ struct ConcurrencyPrimitiveTests {
         await turn.wait()
         // Passed from the writer's side, through the task-local it calls once a write is queued.
         let other = CommandTurn()
-        EventLog.$whenQueued.withValue({ other.pass() }) { EventLog.whenQueued?() }
+        EventLog.$whenQueued.withValue(EventLog.QueuedHook { other.pass() }) { EventLog.whenQueued?.action() }
         await other.wait()
     }
 }

@@ -15,7 +15,15 @@ final class EventLog: Service, Sendable {
     /// Called in the task that queues a write, once the write is queued in order. The
     /// command layer sets it for a pipelined command, to let the connection read its next
     /// command then (``CommandTurn``); the writer knows nothing of commands.
-    @TaskLocal static var whenQueued: (@Sendable () -> Void)?
+    @TaskLocal static var whenQueued: QueuedHook?
+
+    /// What ``whenQueued`` calls. A struct rather than a bare closure: with Swift 6.3.1's
+    /// optimizer, a task-local whose value is an optional closure crashes in
+    /// `swift_task_localValuePush` (the closure's type metadata, looked up by mangled name,
+    /// comes back null), so a release build crashed on every pipelined command.
+    struct QueuedHook: Sendable {
+        let action: @Sendable () -> Void
+    }
 
     private struct Pending: Sendable {
         var step: WriteStep
@@ -115,7 +123,7 @@ final class EventLog: Service, Sendable {
             }
             if accepted {
                 // Queued in order: whoever waits for that (a pipelined command) may go on.
-                Self.whenQueued?()
+                Self.whenQueued?.action()
                 wakeContinuation.yield()
             } else {
                 continuation.resume(throwing: GreenroomError(.unavailable, "the server is shutting down"))

@@ -123,7 +123,7 @@ struct CommandRouter: Sendable {
         let turn = CommandTurn()
         pipeline.begin()
         Task {
-            await EventLog.$whenQueued.withValue({ turn.pass() }) { await Self.run(handler, command, context) }
+            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) { await Self.run(handler, command, context) }
             turn.pass()
             pipeline.end()
         }
