@@ -6,8 +6,9 @@ import GreenroomProtocol
 /// `greenroom bench abuse`: what one abusive client costs a polite one. A polite client
 /// sends chat messages at a steady rate, one at a time, and its acknowledgement latency is
 /// measured alone, beside a heavy client (another user) sending at exactly its write budget
-/// (`--write-budget` a second, bursts of twice that), then beside an abusive one sending at
-/// ten times the budget whatever the answers.
+/// (`--write-budget` a second, bursts of twice that), beside an abusive one sending at ten
+/// times the budget whatever the answers, and alone again after it: the two alone phases
+/// bound what the server's growing data and the machine's drift do without any flood.
 /// The same is measured again on a server without a write budget, to show what it buys.
 struct BenchAbuse: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -66,6 +67,15 @@ struct BenchAbuse: AsyncParsableCommand {
             figures["\(name)AbuserSentPerSecond"] = BenchReport.rounded(Double(flood.sent) / span, 0)
             figures["\(name)AbuserStoredPerSecond"] = BenchReport.rounded(Double(flood.stored) / span, 0)
             figures["\(name)AbuserRefusedPerSecond"] = BenchReport.rounded(Double(flood.rateLimited) / span, 0)
+            if name == "limited" {
+                try await Task.sleep(for: .seconds(2))
+                BenchReport.progress("the polite client alone again, after the flood")
+                let again = try await send(polite)
+                figures["aloneAfterP50Ms"] = BenchReport.rounded(again.latencies.milliseconds(at: 50))
+                figures["aloneAfterP99Ms"] = BenchReport.rounded(again.latencies.milliseconds(at: 99))
+                figures["aloneAfterFailed"] = .number(Double(again.failed))
+                failures += again.failed
+            }
             await polite.client.disconnect()
             await abuser.client.disconnect()
         }

@@ -195,14 +195,34 @@ public final class ChatChannelController: Sendable {
         merge(page.items)
     }
 
-    /// Adds or replaces messages by id, keeping history order.
+    /// Adds or replaces messages, keeping history order.
     func merge(_ incoming: [ChatMessage]) {
         guard !incoming.isEmpty else { return }
         state.withLock { state in
-            var byId = Dictionary(state.messages.map { ($0.id, $0) }, uniquingKeysWith: { _, new in new })
-            for message in incoming { byId[message.id] = message }
-            state.messages = byId.values.sorted { $0.sequence < $1.sequence }
+            for message in incoming { Self.place(message, in: &state.messages) }
         }
+    }
+
+    /// Puts `message` in `messages` (ordered by sequence): in place of the loaded message
+    /// with its id, or inserted where its sequence goes. A binary search finds the place,
+    /// so a message arriving in a long channel costs a search and, for a new one at the
+    /// end, an append, never a rebuild of everything loaded.
+    static func place(_ message: ChatMessage, in messages: inout [ChatMessage]) {
+        var low = 0
+        var high = messages.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if messages[middle].sequence < message.sequence { low = middle + 1 } else { high = middle }
+        }
+        var index = low
+        while index < messages.count, messages[index].sequence == message.sequence {
+            if messages[index].id == message.id {
+                messages[index] = message
+                return
+            }
+            index += 1
+        }
+        messages.insert(message, at: index)
     }
 
     /// Takes an event into the state, then tells the observers and the delegate.
