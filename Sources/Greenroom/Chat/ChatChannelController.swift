@@ -38,8 +38,7 @@ public final class ChatChannelController: Sendable {
     struct State {
         var channel: ChatChannel?
         var messages: [ChatMessage] = []
-        var subscription: StreamSubscription?
-        var pump: Task<Void, Never>?
+        var pump: EventPump?
         var observers: [UUID: AsyncStream<ChatEvent>.Continuation] = [:]
         weak var delegate: (any ChatChannelControllerDelegate)?
         /// Sends queued by ``createNewMessage(text:extraData:completion:)``, run one at a
@@ -109,7 +108,7 @@ public final class ChatChannelController: Sendable {
     /// only). Call it again after joining or accepting an invitation.
     public func synchronize(messageLimit: Int = 50) async throws {
         var channel = try await client.channel(channelId)
-        if channel.membership?.state == .joined, state.withLock({ $0.subscription == nil }) {
+        if channel.membership?.state == .joined, state.withLock({ $0.pump == nil }) {
             let subscription = try await client.subscribe(to: channelId.stream)
             start(subscription)
         }
@@ -133,12 +132,11 @@ public final class ChatChannelController: Sendable {
 
     /// Stops following the channel's events.
     public func stopWatching() async {
-        let (subscription, pump) = state.withLock { state in
-            defer { state.subscription = nil; state.pump = nil }
-            return (state.subscription, state.pump)
+        let pump = state.withLock { state in
+            defer { state.pump = nil }
+            return state.pump
         }
-        pump?.cancel()
-        try? await subscription?.unsubscribe()
+        await pump?.stop(client)
     }
 
     /// Loads up to `limit` messages sent before `messageId` (the oldest loaded one when
@@ -167,21 +165,12 @@ public final class ChatChannelController: Sendable {
     // MARK: Following events
 
     private func start(_ subscription: StreamSubscription) {
-        let pump = Task { [weak self] in
-            for await update in subscription.updates {
-                guard let self else { return }
-                switch update {
-                case .event(let event):
-                    if let chatEvent = ChatEvent(event) { await self.apply(chatEvent) }
-                case .resubscribed(let recovered):
-                    if !recovered { try? await self.reload() }
-                }
-            }
-        }
-        state.withLock { state in
-            state.subscription = subscription
-            state.pump = pump
-        }
+        let pump = EventPump(following: subscription, for: self, event: { controller, event in
+            if let chatEvent = ChatEvent(event) { await controller.apply(chatEvent) }
+        }, gap: { controller in
+            try? await controller.reload()
+        })
+        state.withLock { $0.pump = pump }
     }
 
     /// After a gap the server could not replay: reload the channel and the latest messages.
@@ -258,7 +247,7 @@ public final class ChatChannelController: Sendable {
         let me = client.currentUserId
         if event.type == ChatEventType.channelDeleted || (event.type == ChatEventType.memberLeft && event.member?.userId == me) {
             // The server ends the reader's subscription after this event.
-            state.withLock { $0.subscription = nil }
+            state.withLock { $0.pump = nil }
             client.forgetSubscription(channelId.stream)
         }
         guard let delegate else { return }

@@ -7,7 +7,7 @@ extension LiveEvent {
         adopt(entry.liveEvent, countsIncluded: true)
         let (following, position) = store.withLock { state -> (Bool, StreamPosition?) in
             state.role = role
-            return (state.subscription != nil && client.hasSubscription(entry.liveEvent.stream), state.position)
+            return (state.pump != nil && client.hasSubscription(entry.liveEvent.stream), state.position)
         }
         if !following {
             let subscription = try await client.subscribe(to: entry.liveEvent.stream, since: position ?? entry.position)
@@ -18,67 +18,45 @@ extension LiveEvent {
 
     /// Stops following after an exit.
     func leave() async {
-        let (subscription, pump, media) = store.withLock { state in
+        let (pump, media) = store.withLock { state in
             defer {
                 state.role = nil
-                state.subscription = nil
                 state.pump = nil
                 state.media = nil
             }
-            return (state.subscription, state.pump, state.media)
+            return (state.pump, state.media)
         }
         await media?.stop()
-        pump?.cancel()
-        try? await subscription?.unsubscribe()
+        await pump?.stop(client)
     }
 
+    /// Follows the event's stream. A gap it could not replay needs nothing more here: after
+    /// a reconnect the event is entered again, which reads its state anew.
     private func follow(_ subscription: StreamSubscription) {
-        let pump = Task { [weak self] in
-            for await event in subscription.events {
-                guard let self else { return }
-                self.store.withLock { $0.position = event.position }
-                if let media = MediaSession.mediaEvent(event) {
-                    await self.store.withLock({ $0.media })?.handle(media)
-                } else if let live = try? event.data.decode(as: LiveEventEvent.self) {
-                    await self.apply(live, type: event.type)
-                }
+        let pump = EventPump(following: subscription, for: self) { event, next in
+            event.store.withLock { $0.position = next.position }
+            if let media = MediaSession.mediaEvent(next) {
+                await event.store.withLock({ $0.media })?.handle(media)
+            } else if let live = try? next.data.decode(as: LiveEventEvent.self) {
+                await event.apply(live, type: next.type)
             }
         }
-        store.withLock { state in
-            state.pump?.cancel()
-            state.subscription = subscription
-            state.pump = pump
+        let earlier = store.withLock { state in
+            defer { state.pump = pump }
+            return state.pump
         }
+        earlier?.cancel()
     }
 
     /// After a reconnect, enters again (a host within the grace period is connected
     /// again, not entered twice) and tells the delegates.
     private func startWatchingConnection() {
-        let started = store.withLock { state -> Bool in
-            guard state.watcher == nil else { return false }
-            return true
-        }
-        guard started else { return }
-        let states = client.connectionStates
-        let watcher = Task { [weak self] in
-            var dropped = false
-            for await connection in states {
-                guard let self, self.isEntered else {
-                    if self == nil { return }
-                    continue
-                }
-                switch connection {
-                case .reconnecting where !dropped:
-                    dropped = true
-                    await self.notify { $0.didDisconnect(self, error: nil) }
-                case .connected where dropped:
-                    dropped = false
-                    await self.reenter()
-                default:
-                    break
-                }
-            }
-        }
+        guard store.withLock({ $0.watcher == nil }) else { return }
+        let watcher = ReconnectWatcher(client, for: self, active: { $0.isEntered }, dropped: { event in
+            await event.notify { $0.didDisconnect(event, error: nil) }
+        }, back: { event in
+            await event.reenter()
+        })
         store.withLock { $0.watcher = watcher }
     }
 

@@ -79,10 +79,9 @@ public final class LiveEvent: Sendable {
     struct State {
         var data: LiveEventData
         var role: Role?
-        var subscription: StreamSubscription?
         var position: StreamPosition?
-        var pump: Task<Void, Never>?
-        var watcher: Task<Void, Never>?
+        var pump: EventPump?
+        var watcher: ReconnectWatcher?
         var delegates: [String: WeakLiveEventDelegate] = [:]
         /// Audio and video, once attached.
         var media: MediaSession?
@@ -98,8 +97,9 @@ public final class LiveEvent: Sendable {
     }
 
     deinit {
-        let tasks = store.withLock { [$0.pump, $0.watcher] }
-        for task in tasks { task?.cancel() }
+        let (pump, watcher) = store.withLock { ($0.pump, $0.watcher) }
+        pump?.cancel()
+        watcher?.cancel()
     }
 
     /// Everything the server told about the event, as last heard.

@@ -24,7 +24,7 @@ extension Meeting {
         }
         adopt(meeting, clientId: result.clientId)
         let stream = meeting.stream
-        let following = state.withLock { $0.subscription != nil } && client.hasSubscription(stream)
+        let following = state.withLock { $0.pump != nil } && client.hasSubscription(stream)
         if !following {
             let subscription = try await client.subscribe(to: stream, since: position)
             follow(subscription)
@@ -75,71 +75,55 @@ extension Meeting {
         for (id, participant) in before where !listed.contains(id) { await notify { $0.onParticipantLeft(participant) } }
     }
 
+    /// Follows the meeting's stream. A gap it could not replay needs nothing more here: after
+    /// a reconnect the meeting joins again, which reads its participants anew.
     private func follow(_ subscription: StreamSubscription) {
-        let pump = Task { [weak self] in
-            for await event in subscription.events {
-                guard let self else { return }
-                if event.type == MediaEventType.talking {
-                    if let talking = try? event.data.decode(as: MediaTalkingEvent.self) { await self.speakerChanged(talking) }
-                } else if let media = MediaSession.mediaEvent(event) {
-                    await self.state.withLock({ $0.media })?.handle(media)
-                } else if let decoded = try? event.data.decode(as: MeetingEvent.self) {
-                    await self.apply(decoded)
-                }
+        let pump = EventPump(following: subscription, for: self) { meeting, event in
+            if event.type == MediaEventType.talking {
+                if let talking = try? event.data.decode(as: MediaTalkingEvent.self) { await meeting.speakerChanged(talking) }
+            } else if let media = MediaSession.mediaEvent(event) {
+                await meeting.state.withLock({ $0.media })?.handle(media)
+            } else if let decoded = try? event.data.decode(as: MeetingEvent.self) {
+                await meeting.apply(decoded)
             }
         }
-        state.withLock { state in
-            state.pump?.cancel()
-            state.subscription = subscription
-            state.pump = pump
+        let earlier = state.withLock { state in
+            defer { state.pump = pump }
+            return state.pump
         }
+        earlier?.cancel()
     }
 
     /// Stops following after leaving (or being put out).
     func stopFollowing() async {
-        let (subscription, pump) = state.withLock { state in
+        let pump = state.withLock { state in
             defer {
                 state.joined = false
-                state.subscription = nil
                 state.pump = nil
             }
-            return (state.subscription, state.pump)
+            return state.pump
         }
-        pump?.cancel()
-        if let subscription, client.hasSubscription(subscription.stream) { try? await subscription.unsubscribe() }
+        await pump?.stop(client)
     }
 
     /// After a reconnect, joins again with the same participant id (within the grace
     /// period the others see it come back, not leave and join).
     func startWatchingConnection() {
         guard state.withLock({ $0.watcher == nil }) else { return }
-        let states = client.connectionStates
-        let watcher = Task { [weak self] in
-            var dropped = false
-            for await connection in states {
-                guard let self else { return }
-                guard self.state.withLock({ $0.joined }) else { continue }
-                switch connection {
-                case .reconnecting where !dropped:
-                    dropped = true
-                    await self.setMeetingState(.RECONNECTING)
-                case .connected where dropped:
-                    dropped = false
-                    do {
-                        try await self.joinOnce(resuming: false)
-                        // The old connection's media sessions ended with it: start over.
-                        await self.state.withLock({ $0.media })?.start()
-                    } catch {
-                        await self.stopFollowing()
-                        await self.setMeetingState(.CLOSED)
-                        await self.report(error)
-                        await self.notify { $0.onMeetingLeft() }
-                    }
-                default:
-                    break
-                }
+        let watcher = ReconnectWatcher(client, for: self, active: { $0.state.withLock { $0.joined } }, dropped: { meeting in
+            await meeting.setMeetingState(.RECONNECTING)
+        }, back: { meeting in
+            do {
+                try await meeting.joinOnce(resuming: false)
+                // The old connection's media sessions ended with it: start over.
+                await meeting.state.withLock({ $0.media })?.start()
+            } catch {
+                await meeting.stopFollowing()
+                await meeting.setMeetingState(.CLOSED)
+                await meeting.report(error)
+                await meeting.notify { $0.onMeetingLeft() }
             }
-        }
+        })
         state.withLock { $0.watcher = watcher }
     }
 

@@ -18,9 +18,8 @@ public final class Meeting: Sendable {
         var order: [String] = []
         var meetingState: MeetingState?
         var clientId: String?
-        var subscription: StreamSubscription?
-        var pump: Task<Void, Never>?
-        var watcher: Task<Void, Never>?
+        var pump: EventPump?
+        var watcher: ReconnectWatcher?
         var joined = false
         /// Who talks, by the media server's audio levels, the latest to start last.
         var talking: [String] = []
@@ -54,8 +53,9 @@ public final class Meeting: Sendable {
     }
 
     deinit {
-        let tasks = state.withLock { [$0.pump, $0.watcher] }
-        for task in tasks { task?.cancel() }
+        let (pump, watcher) = state.withLock { ($0.pump, $0.watcher) }
+        pump?.cancel()
+        watcher?.cancel()
     }
 
     /// The local participant (its state before joining is what `initMeeting` was given).

@@ -61,7 +61,7 @@ public enum VideoSessionState: Sendable, Hashable {
 /// ```
 public final class VideoSession: Sendable {
     struct State {
-        var pump: Task<Void, Never>?
+        var pump: EventPump?
         var watcher: Task<Void, Never>?
         var observers: [UUID: AsyncStream<VideoEvent>.Continuation] = [:]
         var state: VideoSessionState = .disconnected
@@ -109,9 +109,7 @@ public final class VideoSession: Sendable {
                 subscription = nil
             }
             let pump = subscription.map { subscription in
-                Task { [weak self] in
-                    for await event in subscription.events { self?.handle(event) }
-                }
+                EventPump(following: subscription, for: self) { session, event in session.handle(event) }
             }
             let states = client.connectionStates
             let watcher = Task { [weak self] in
@@ -137,8 +135,9 @@ public final class VideoSession: Sendable {
 
     /// Stops the session.
     public func stop() async {
-        let tasks = state.withLock { [$0.pump, $0.watcher] }
-        for task in tasks { task?.cancel() }
+        let (pump, watcher) = state.withLock { ($0.pump, $0.watcher) }
+        pump?.cancel()
+        watcher?.cancel()
         await client.disconnect()
         setState(.disconnected)
     }
