@@ -99,19 +99,28 @@ final class UserDeletionHooks: Sendable {
 
 /// The REST router as a capability sees it: open routes on ``router``; routes for a
 /// caller in a ``group(_:for:)``, whose middleware authenticates each request before the
-/// handler and puts the caller in the context.
+/// handler and puts the caller in the context; ``resourceTokens`` for the URLs of files.
+/// A capability never authenticates a request itself.
 struct RestRoutes {
     let router: Router<GreenroomRequestContext>
-    let auth: any RestAuthentication
+    /// Issues the short-lived tokens, good for one resource's files, that file URLs carry.
+    let resourceTokens: any ResourceTokenIssuer
+    private let authentication: any RestAuthentication
+
+    init(router: Router<GreenroomRequestContext>, authentication: any RestAuthentication & ResourceTokenIssuer) {
+        self.router = router
+        self.resourceTokens = authentication
+        self.authentication = authentication
+    }
 
     /// The routes under `path` that `access` may call (several groups may share a path).
     func group(_ path: RouterPath, for access: RestAccess) -> RouterGroup<GreenroomRequestContext> {
-        router.group(path).add(middleware: RestAccessMiddleware(access: access, auth: auth))
+        router.group(path).add(middleware: RestAccessMiddleware(access: access, authentication: authentication))
     }
 }
 
 /// How REST requests prove who they are: the app's backend with the server API key, a
-/// user with a client token.
+/// user with a client token. Only ``RestAccessMiddleware`` asks.
 protocol RestAuthentication: Sendable {
     /// Checks the server API key (`Authorization: Bearer KEY`).
     func requireAPIKey(_ request: Request) throws
@@ -120,6 +129,10 @@ protocol RestAuthentication: Sendable {
     /// The app's backend (``Identity/backend``) when `Authorization` carries the API key,
     /// else the identity of the request's token.
     func authenticateUserOrBackend(_ request: Request) async throws -> Identity
+}
+
+/// Issues tokens scoped to one resource's files (a playlist and its segments).
+protocol ResourceTokenIssuer: Sendable {
     /// A token for `identity` good for `ttl` seconds and only for paths under `scope` (a
     /// playlist's files), with the grants reading them needs.
     func resourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> String

@@ -13,7 +13,7 @@ enum HLSResponse {
 
     /// The file at `file`. A playlist asked for with `?token=` (a player that cannot set
     /// headers) names its files with `resourceToken`: a short-lived token for this
-    /// resource alone (``RestAuthentication/resourceToken(for:scope:ttl:)``), never the
+    /// resource alone (``ResourceTokenIssuer/resourceToken(for:scope:ttl:)``), never the
     /// session's own, which would otherwise sit in every URL a proxy, a Referer or a history
     /// keeps; a player resolves the files against the playlist's URL without its query.
     static func make(_ request: Request, file: URL, resourceToken: () async throws -> String) async throws -> Response {

@@ -21,18 +21,18 @@ enum RestAccess: Sendable {
 struct RestAccessMiddleware: RouterMiddleware {
     typealias Context = GreenroomRequestContext
     let access: RestAccess
-    let auth: any RestAuthentication
+    let authentication: any RestAuthentication
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var context = context
         switch access {
         case .backend:
-            try auth.requireAPIKey(request)
+            try authentication.requireAPIKey(request)
             context.identity = .backend
         case .user:
-            context.identity = try await auth.authenticate(request)
+            context.identity = try await authentication.authenticate(request)
         case .userOrBackend:
-            context.identity = try await auth.authenticateUserOrBackend(request)
+            context.identity = try await authentication.authenticateUserOrBackend(request)
         }
         return try await next(request, context)
     }

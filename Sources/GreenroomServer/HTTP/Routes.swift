@@ -2,7 +2,7 @@ import Foundation
 import GreenroomProtocol
 import Hummingbird
 
-extension ServerCore: RestAuthentication {
+extension ServerCore: RestAuthentication, ResourceTokenIssuer {
     /// The REST routes: health, metrics, the WebSocket upgrade at `/v1/connect`, the
     /// operator's disconnect, and every capability's own.
     func buildRouter() -> Router<GreenroomRequestContext> {
@@ -14,7 +14,7 @@ extension ServerCore: RestAuthentication {
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
         }
-        let routes = RestRoutes(router: router, auth: self)
+        let routes = RestRoutes(router: router, authentication: self)
         // With the API key (Prometheus: `authorization: {credentials: KEY}`), unless the
         // operator made it public: the figures tell who is connected and how busy it is.
         let metrics = configuration.publicMetrics ? router.group("/metrics") : routes.group("/metrics", for: .backend)
@@ -47,21 +47,24 @@ extension ServerCore: RestAuthentication {
         try await issueResourceToken(for: identity, scope: scope, ttl: ttl).token
     }
 
-    /// Checks the app backend's API key (`Authorization: Bearer KEY`).
     func authenticateUserOrBackend(_ request: Request) async throws -> Identity {
-        if let given = request.headers[.authorization].flatMap(RequestParsing.bearer), secrets.isAPIKey(given) {
-            return .backend
-        }
+        if carriesAPIKey(request) == true { return .backend }
         return try await authenticate(request)
     }
 
     func requireAPIKey(_ request: Request) throws {
-        guard let given = request.headers[.authorization].flatMap(RequestParsing.bearer), !given.isEmpty else {
-            throw GreenroomError(.notAuthenticated, "this endpoint needs the server API key (Authorization: Bearer KEY)")
+        switch carriesAPIKey(request) {
+        case nil: throw GreenroomError(.notAuthenticated, "this endpoint needs the server API key (Authorization: Bearer KEY)")
+        case false: throw GreenroomError(.invalidToken, "the API key is not this server's")
+        case true: return
         }
-        guard secrets.isAPIKey(given) else {
-            throw GreenroomError(.invalidToken, "the API key is not this server's")
-        }
+    }
+
+    /// Whether `Authorization: Bearer …` carries this server's API key (the current one or,
+    /// during a rotation, the previous); `nil` without a bearer.
+    private func carriesAPIKey(_ request: Request) -> Bool? {
+        guard let given = request.headers[.authorization].flatMap(RequestParsing.bearer), !given.isEmpty else { return nil }
+        return secrets.isAPIKey(given)
     }
 }
 

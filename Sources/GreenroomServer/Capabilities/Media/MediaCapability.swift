@@ -22,7 +22,7 @@ struct MediaCapability: Capability {
     /// `Authorization`, or `?token=` for players).
     func addRoutes(_ routes: RestRoutes) {
         DemoPage.addRoutes(to: routes.router)
-        let auth = routes.auth
+        let tokens = routes.resourceTokens
         let livestreams = livestreams
         routes.group("/v1/livestreams", for: .userOrBackend).get("{stream}/{file}") { request, context in
             let name = try context.pathParameter("file")
@@ -30,7 +30,7 @@ struct MediaCapability: Capability {
             let identity = try context.caller()
             let url = try await livestreams.file(stream, name: name, identity: identity)
             return try await HLSResponse.make(request, file: url) {
-                try await auth.resourceToken(for: identity, scope: "/v1/livestreams/\(stream)/", ttl: HLSResponse.resourceTokenLifetime(duration: nil))
+                try await tokens.resourceToken(for: identity, scope: "/v1/livestreams/\(stream)/", ttl: HLSResponse.resourceTokenLifetime(duration: nil))
             }
         }
     }

@@ -10,7 +10,7 @@ extension VideosCapability {
     /// The video feed's REST routes, authenticated with the session's token (header, or
     /// `?token=` for players that cannot set headers).
     func addRoutes(_ routes: RestRoutes) {
-        let auth = routes.auth
+        let tokens = routes.resourceTokens
         let service = service
         // Only a user uploads; the app's backend reads and edits too.
         routes.group("/v1/videos", for: .user).post { request, context in
@@ -50,11 +50,11 @@ extension VideosCapability {
             try await Self.serveFile(service, try context.caller(), request, id: try context.pathParameter("id"), thumbnail: true)
         }
         videos.get("{id}/index.m3u8") { request, context in
-            try await Self.serveHLS(service, auth, try context.caller(), request, id: try context.pathParameter("id"), path: "index.m3u8")
+            try await Self.serveHLS(service, tokens, try context.caller(), request, id: try context.pathParameter("id"), path: "index.m3u8")
         }
         videos.get("{id}/hls/{rendition}/{file}") { request, context in
             let path = "\(try context.pathParameter("rendition"))/\(try context.pathParameter("file"))"
-            return try await Self.serveHLS(service, auth, try context.caller(), request, id: try context.pathParameter("id"), path: path)
+            return try await Self.serveHLS(service, tokens, try context.caller(), request, id: try context.pathParameter("id"), path: path)
         }
         let uploads = routes.group("/v1/uploads", for: .user)
         uploads.get("{id}") { request, context in
@@ -75,11 +75,11 @@ extension VideosCapability {
     /// Serves a playlist or segment of a video's HLS renditions. A playlist asked for with
     /// `?token=` (a player that cannot set headers) names its files with a token for this
     /// video's files alone (``HLSResponse``).
-    static func serveHLS(_ service: VideoService, _ auth: any RestAuthentication, _ identity: Identity, _ request: Request, id: String, path: String) async throws -> Response {
+    static func serveHLS(_ service: VideoService, _ tokens: any ResourceTokenIssuer, _ identity: Identity, _ request: Request, id: String, path: String) async throws -> Response {
         let file = try await service.hlsFile(id, path: path, identity: identity)
         return try await HLSResponse.make(request, file: file) {
             let duration = try await service.storage.load(VideoRecord.self, id: id)?.video.duration
-            return try await auth.resourceToken(for: identity, scope: "/v1/videos/\(id)/", ttl: HLSResponse.resourceTokenLifetime(duration: duration))
+            return try await tokens.resourceToken(for: identity, scope: "/v1/videos/\(id)/", ttl: HLSResponse.resourceTokenLifetime(duration: duration))
         }
     }
 
