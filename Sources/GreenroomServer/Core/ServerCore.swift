@@ -35,6 +35,8 @@ final class ServerCore: Sendable {
     /// The product's capabilities, and those owning a kind of stream by that kind.
     let capabilities: [any Capability]
     let owners: [StreamKind: any Capability]
+    /// Connections' subscriptions, and who may read a stream.
+    let subscriptions: StreamSubscriptions
     /// Every WebSocket operation: the core's own and the capabilities'.
     let commands: CommandRouter
     /// Each user's budget of commands and requests on this node.
@@ -101,6 +103,7 @@ final class ServerCore: Sendable {
         self.capabilities = capabilities
         let owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
         self.owners = owners
+        self.subscriptions = StreamSubscriptions(storage: storage, hub: hub, roster: roster, owners: owners, metrics: metrics, logger: logger)
         services.userDeletion.add { deletion, transaction in
             try await Self.removeEntries(of: deletion.userId, owners: owners, in: transaction)
         }

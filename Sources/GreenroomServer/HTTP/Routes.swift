@@ -44,7 +44,7 @@ extension ServerCore: RestAuthentication, ResourceTokenIssuer {
     }
 
     func resourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> String {
-        try await issueResourceToken(for: identity, scope: scope, ttl: ttl).token
+        try await tokens.issueResourceToken(for: identity, scope: scope, ttl: ttl).token
     }
 
     func authenticateUserOrBackend(_ request: Request) async throws -> Identity {

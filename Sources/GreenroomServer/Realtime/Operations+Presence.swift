@@ -16,7 +16,7 @@ extension CommandRouter {
             return EmptyResult()
         }
         on(StreamOperation.presenceList) { (context, args: PresenceListArgs) -> [PresenceEntry] in
-            try await context.core.authorizeRead(context.identity, stream: args.stream)
+            try await context.core.subscriptions.authorizeRead(context.identity, stream: args.stream)
             let limit = args.limit ?? Limits.maxPageSize
             guard (1...Limits.maxPageSize).contains(limit) else {
                 throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
@@ -40,7 +40,7 @@ extension ServerCore {
     func joinPresence(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
         guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }
         try refuseRosterStream(args.stream)
-        try await authorizeRead(connection.identity, stream: args.stream)
+        try await subscriptions.authorizeRead(connection.identity, stream: args.stream)
         let data = args.data ?? .dictionary([:])
         let size = try data.jsonData().count
         guard size <= Limits.maxExtraDataBytes else {
@@ -52,8 +52,8 @@ extension ServerCore {
         let entry = PresenceEntry(
             stream: args.stream, clientId: clientId(connection), userId: connection.identity.userId, data: data,
             joinedAt: now, expiresAt: now.addingTimeInterval(configuration.presenceTTL), node: nodeId)
-        guard connection.addPresence(args.stream, limit: Self.maxSubscriptionsPerConnection) else {
-            throw GreenroomError(.rateLimited, "a connection may be present on at most \(Self.maxSubscriptionsPerConnection) streams")
+        guard connection.addPresence(args.stream, limit: StreamSubscriptions.maxPerConnection) else {
+            throw GreenroomError(.rateLimited, "a connection may be present on at most \(StreamSubscriptions.maxPerConnection) streams")
         }
         try await events.transact { transaction in
             let fresh = try await transaction.putPresence(entry)

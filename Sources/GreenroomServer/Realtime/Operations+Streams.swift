@@ -5,98 +5,11 @@ extension CommandRouter {
     /// `stream.subscribe` and `stream.unsubscribe`.
     mutating func registerStreamOperations() {
         onRaw(StreamOperation.subscribe) { context, args in
-            try await context.core.subscribe(context, args)
+            try await context.core.subscriptions.subscribe(context, args)
         }
         on(StreamOperation.unsubscribe) { (context, args: UnsubscribeArgs) -> EmptyResult in
-            context.core.hub.remove(context.connection, from: args.stream)
-            guard context.connection.endSubscription(args.stream) else {
-                throw GreenroomError(.notFound, "not subscribed to \(args.stream)")
-            }
+            try context.core.subscriptions.unsubscribe(context.connection, from: args.stream)
             return EmptyResult()
         }
-    }
-}
-
-extension ServerCore {
-    /// The most subscriptions one connection may hold.
-    static let maxSubscriptionsPerConnection = 512
-    /// How many events one page of a replay reads (at most 64 KB each): the page waits in
-    /// memory until the connection's queue has room for it.
-    static let replayPage = 64
-
-    /// Subscribes a connection: registers it for live events first (buffering them), then
-    /// replies, replays from the log what the client missed, and goes live without a gap
-    /// or a duplicate.
-    func subscribe(_ context: CommandContext, _ args: SubscribeArgs) async throws {
-        let connection = context.connection
-        guard StreamName.isValid(args.stream) else {
-            throw GreenroomError(.invalidParameterValue, "stream must be 1–200 characters of letters, digits and :_-.@")
-        }
-        // Inside the room (its roster holds this connection's entry): may read it, whatever
-        // the room's size; otherwise the stream's owner decides.
-        if try await !roster.holdsAny(context.caller, stream: args.stream, in: storage) {
-            try await authorizeRead(context.identity, stream: args.stream)
-        }
-        guard connection.subscribedStreams.count < Self.maxSubscriptionsPerConnection else {
-            throw GreenroomError(.rateLimited, "at most \(Self.maxSubscriptionsPerConnection) subscriptions per connection")
-        }
-        guard connection.beginSubscription(args.stream) else {
-            throw GreenroomError(.alreadyExists, "already subscribed to \(args.stream); unsubscribe first")
-        }
-        hub.add(connection, to: args.stream)
-        var replied = false
-        do {
-            let info = try await storage.streamInfo(args.stream)
-            var from = info.head
-            var recovered = true
-            if let since = args.since {
-                let sameEpoch = since.epoch == nil || since.epoch == info.epoch
-                if sameEpoch && since.offset >= info.trimmed && since.offset <= info.head {
-                    from = since.offset
-                } else {
-                    recovered = false
-                }
-            }
-            let result = SubscribeResult(epoch: info.epoch, offset: info.head, recovered: recovered, replayed: Int(info.head - from))
-            connection.send(try CommandRouter.encode(ReplyFrame(re: context.commandId, result: result)))
-            replied = true
-            var last = from
-            while last < info.head {
-                let events = try await storage.readEvents(stream: args.stream, after: last, limit: Self.replayPage)
-                guard let newest = events.last else { break }
-                let visible = events.filter { $0.isVisible(to: context.identity.userId) }
-                // Paced by the socket: a client that does not read holds one page and a
-                // full queue, until the stall check closes it.
-                guard await connection.sendReplay(try visible.map(EventHub.encode)) else {
-                    hub.remove(connection, from: args.stream)
-                    connection.endSubscription(args.stream)
-                    return
-                }
-                metrics.eventsDelivered(visible.count)
-                last = newest.offset
-            }
-            connection.goLive(args.stream, after: last)
-        } catch {
-            hub.remove(connection, from: args.stream)
-            connection.endSubscription(args.stream)
-            if replied {
-                // The client holds a success reply but the replay broke off: make it
-                // reconnect and resubscribe from what it got, rather than leave a gap.
-                logger.error("replay of \(args.stream) failed after the reply: \(error)")
-                connection.requestClose(.serverRestarting, reason: "replay failed: reconnect and resume")
-                return
-            }
-            throw error
-        }
-    }
-
-    /// Who may read a stream: the capability that owns its kind decides.
-    func authorizeRead(_ identity: Identity, stream: String) async throws {
-        let kind = StreamKind(of: stream)
-        guard let owner = owners[kind] else {
-            let kinds = owners.keys.map { $0 == StreamKind(rawValue: VideoStream.name) ? $0.rawValue : "\($0.rawValue):ID" }.sorted()
-            throw GreenroomError(.invalidParameterValue, "unknown stream kind \(kind); streams are \(kinds.joined(separator: ", "))")
-        }
-        try await owner.authorizeRead(identity, streamId: kind.id(in: stream) ?? "")
     }
 }
