@@ -37,6 +37,8 @@ final class ServerCore: Sendable {
     let owners: [StreamKind: any Capability]
     /// Connections' subscriptions, and who may read a stream.
     let subscriptions: StreamSubscriptions
+    /// Clients' presence and the capabilities' rosters on streams.
+    let presences: Presences
     /// Every WebSocket operation: the core's own and the capabilities'.
     let commands: CommandRouter
     /// Each user's budget of commands and requests on this node.
@@ -103,9 +105,12 @@ final class ServerCore: Sendable {
         self.capabilities = capabilities
         let owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
         self.owners = owners
-        self.subscriptions = StreamSubscriptions(storage: storage, hub: hub, roster: roster, owners: owners, metrics: metrics, logger: logger)
+        let subscriptions = StreamSubscriptions(storage: storage, hub: hub, roster: roster, owners: owners, metrics: metrics, logger: logger)
+        self.subscriptions = subscriptions
+        self.presences = Presences(storage: storage, events: events, roster: roster, subscriptions: subscriptions, owners: owners,
+                                   ttl: configuration.presenceTTL, nodeId: nodeId, logger: logger)
         services.userDeletion.add { deletion, transaction in
-            try await Self.removeEntries(of: deletion.userId, owners: owners, in: transaction)
+            try await Presences.removeEntries(of: deletion.userId, owners: owners, in: transaction)
         }
         var router = CommandRouter()
         router.registerStreamOperations()

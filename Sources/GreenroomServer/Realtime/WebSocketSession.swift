@@ -137,8 +137,8 @@ extension ServerCore {
         await queue.close()
         for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
         connection.finish()
-        await leaveAllPresence(connection, reason: "disconnected")
-        await closeRoster(connection)
+        await presences.leaveAll(connection, reason: "disconnected")
+        await presences.closeRoster(connection)
         let clientId = roster.clientId(connectionId: connection.id)
         for capability in capabilities { await capability.connectionEnded(clientId: clientId) }
         connections.remove(connection)

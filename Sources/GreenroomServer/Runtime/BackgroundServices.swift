@@ -72,7 +72,7 @@ struct PresenceService: Service {
                     try await core.storage.renewPresence(node: core.nodeId, until: Date().addingTimeInterval(ttl))
                     for entry in try await core.storage.expiredPresence(before: Date()) {
                         do {
-                            try await core.expire(entry)
+                            try await core.presences.expire(entry)
                         } catch {
                             core.logger.debug("entry \(entry.clientId) on \(entry.stream) stays: \(error)")
                         }

@@ -1,7 +1,7 @@
 import Foundation
 import GreenroomProtocol
 
-extension ServerCore {
+extension Presences {
     /// A deleted user's roster and presence entries, removed in its deletion's transaction:
     /// each roster entry's capability hears it as an expiry (a meeting's participant has
     /// left, a live event's host has exited, its member records go with it), and an app
