@@ -38,11 +38,7 @@ struct BenchAbuse: AsyncParsableCommand {
             let abuser = try await Self.sender(target, "abuser-\(run)")
             if name == "limited" {
                 BenchReport.progress("the polite client alone, \(politeRate) messages a second for \(seconds) s")
-                let alone = try await send(polite)
-                figures["aloneP50Ms"] = BenchReport.rounded(alone.latencies.milliseconds(at: 50))
-                figures["aloneP99Ms"] = BenchReport.rounded(alone.latencies.milliseconds(at: 99))
-                figures["aloneFailed"] = .number(Double(alone.failed))
-                failures += alone.failed
+                failures += Self.record("alone", try await send(polite), in: &figures)
             }
             let token = try await target.token("abuser-\(run)")
             if name == "limited" {
@@ -50,19 +46,13 @@ struct BenchAbuse: AsyncParsableCommand {
                 BenchReport.progress("the polite client beside a client at its budget, \(writeBudget) a second")
                 let (beside, heavy) = try await besideSender(polite, target: target, token: token, channel: abuser.channelId.rawValue,
                                                              rate: Double(writeBudget))
-                figures["atBudgetP50Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 50))
-                figures["atBudgetP99Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 99))
-                figures["atBudgetFailed"] = .number(Double(beside.failed))
-                failures += beside.failed + heavy.otherErrors + heavy.rateLimited
+                failures += Self.record("atBudget", beside, in: &figures) + heavy.otherErrors + heavy.rateLimited
                 try await Task.sleep(for: .seconds(2))
             }
             BenchReport.progress("the polite client beside the abusive one (\(name))")
             let (beside, flood) = try await besideSender(polite, target: target, token: token, channel: abuser.channelId.rawValue, rate: abuserRate)
-            figures["\(name)P50Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 50))
-            figures["\(name)P99Ms"] = BenchReport.rounded(beside.latencies.milliseconds(at: 99))
-            figures["\(name)Failed"] = .number(Double(beside.failed))
             // The polite client is never refused; the abusive one is, and only where limited.
-            failures += beside.failed + flood.otherErrors + (name == "limited" ? (flood.rateLimited == 0 ? 1 : 0) : flood.rateLimited)
+            failures += Self.record(name, beside, in: &figures) + flood.otherErrors + (name == "limited" ? (flood.rateLimited == 0 ? 1 : 0) : flood.rateLimited)
             let span = seconds + 1
             figures["\(name)AbuserSentPerSecond"] = BenchReport.rounded(Double(flood.sent) / span, 0)
             figures["\(name)AbuserStoredPerSecond"] = BenchReport.rounded(Double(flood.stored) / span, 0)
@@ -70,17 +60,22 @@ struct BenchAbuse: AsyncParsableCommand {
             if name == "limited" {
                 try await Task.sleep(for: .seconds(2))
                 BenchReport.progress("the polite client alone again, after the flood")
-                let again = try await send(polite)
-                figures["aloneAfterP50Ms"] = BenchReport.rounded(again.latencies.milliseconds(at: 50))
-                figures["aloneAfterP99Ms"] = BenchReport.rounded(again.latencies.milliseconds(at: 99))
-                figures["aloneAfterFailed"] = .number(Double(again.failed))
-                failures += again.failed
+                failures += Self.record("aloneAfter", try await send(polite), in: &figures)
             }
             await polite.client.disconnect()
             await abuser.client.disconnect()
         }
         try BenchReport.figures(figures)
         if failures > 0 { throw ExitCode(2) }
+    }
+
+    /// Puts a phase's polite p50, p99 and failures into `figures` under `phase`; returns
+    /// the failures.
+    static func record(_ phase: String, _ polite: (latencies: Latencies, failed: Int), in figures: inout [String: RawJSON]) -> Int {
+        figures["\(phase)P50Ms"] = BenchReport.rounded(polite.latencies.milliseconds(at: 50))
+        figures["\(phase)P99Ms"] = BenchReport.rounded(polite.latencies.milliseconds(at: 99))
+        figures["\(phase)Failed"] = .number(Double(polite.failed))
+        return polite.failed
     }
 
     /// The polite client's latencies while another sends `message.send` at `rate` a second
