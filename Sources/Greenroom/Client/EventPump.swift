@@ -7,8 +7,7 @@ import GreenroomProtocol
 ///
 /// The task holds its object weakly: an object nobody holds any more stops being fed.
 final class EventPump: Sendable {
-    /// The subscription being followed.
-    let subscription: StreamSubscription
+    private let subscription: StreamSubscription
     private let task: Task<Void, Never>
 
     /// Starts handing `subscription`'s events to `event`, and calls `gap` after a

@@ -1,7 +1,11 @@
 import Foundation
 import GreenroomProtocol
 
-extension TokenService {
+extension TokenService: ResourceTokenIssuer {
+    func resourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> String {
+        try await issueResourceToken(for: identity, scope: scope, ttl: ttl).token
+    }
+
     /// A token for `identity` good for `ttl` seconds and only for paths under `scope`: never
     /// past the session's own token, and within the scope the session already had; its
     /// grants are the session's, good under the scope only. REST's playlists and

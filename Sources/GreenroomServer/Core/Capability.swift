@@ -107,9 +107,9 @@ struct RestRoutes {
     let resourceTokens: any ResourceTokenIssuer
     private let authentication: any RestAuthentication
 
-    init(router: Router<GreenroomRequestContext>, authentication: any RestAuthentication & ResourceTokenIssuer) {
+    init(router: Router<GreenroomRequestContext>, authentication: any RestAuthentication, resourceTokens: any ResourceTokenIssuer) {
         self.router = router
-        self.resourceTokens = authentication
+        self.resourceTokens = resourceTokens
         self.authentication = authentication
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import GreenroomProtocol
 import Hummingbird
 
-extension ServerCore: RestAuthentication, ResourceTokenIssuer {
+extension ServerCore: RestAuthentication {
     /// The REST routes: health, metrics, the WebSocket upgrade at `/v1/connect`, the
     /// operator's disconnect, and every capability's own.
     func buildRouter() -> Router<GreenroomRequestContext> {
@@ -14,7 +14,7 @@ extension ServerCore: RestAuthentication, ResourceTokenIssuer {
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
         }
-        let routes = RestRoutes(router: router, authentication: self)
+        let routes = RestRoutes(router: router, authentication: self, resourceTokens: tokens)
         // With the API key (Prometheus: `authorization: {credentials: KEY}`), unless the
         // operator made it public: the figures tell who is connected and how busy it is.
         let metrics = configuration.publicMetrics ? router.group("/metrics") : routes.group("/metrics", for: .backend)
@@ -41,10 +41,6 @@ extension ServerCore: RestAuthentication, ResourceTokenIssuer {
             return try jsonResponse(["disconnected": count])
         }
         return router
-    }
-
-    func resourceToken(for identity: Identity, scope: String, ttl: TimeInterval) async throws -> String {
-        try await tokens.issueResourceToken(for: identity, scope: scope, ttl: ttl).token
     }
 
     func authenticateUserOrBackend(_ request: Request) async throws -> Identity {

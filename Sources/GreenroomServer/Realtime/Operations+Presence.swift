@@ -16,12 +16,7 @@ extension CommandRouter {
             return EmptyResult()
         }
         on(StreamOperation.presenceList) { (context, args: PresenceListArgs) -> [PresenceEntry] in
-            try await context.core.presences.authorizeList(context.identity, stream: args.stream)
-            let limit = args.limit ?? Limits.maxPageSize
-            guard (1...Limits.maxPageSize).contains(limit) else {
-                throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
-            }
-            return try await context.core.storage.presence(stream: args.stream, after: args.after, limit: limit)
+            try await context.core.presences.list(context.identity, args)
         }
     }
 }

@@ -31,9 +31,14 @@ final class Presences: Sendable {
 
     private func clientId(_ connection: ClientConnection) -> String { roster.clientId(connectionId: connection.id) }
 
-    /// Checks that `identity` may list the presence on `stream`: whoever may read it.
-    func authorizeList(_ identity: Identity, stream: String) async throws {
-        try await subscriptions.authorizeRead(identity, stream: stream)
+    /// A page of the presence on a stream, for whoever may read the stream.
+    func list(_ identity: Identity, _ args: PresenceListArgs) async throws -> [PresenceEntry] {
+        try await subscriptions.authorizeRead(identity, stream: args.stream)
+        let limit = args.limit ?? Limits.maxPageSize
+        guard (1...Limits.maxPageSize).contains(limit) else {
+            throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
+        }
+        return try await storage.presence(stream: args.stream, after: args.after, limit: limit)
     }
 
     /// Refuses a client's own presence on a stream whose capability keeps its roster in
