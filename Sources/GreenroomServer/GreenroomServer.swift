@@ -43,7 +43,7 @@ public final class GreenroomServer: Sendable {
     /// in brackets, `http://[::1]:8080`).
     public var baseURL: URL { url(scheme: isSecure ? "https" : "http") }
     /// The WebSocket URL clients connect to, e.g. `ws://127.0.0.1:8080/v1/connect` (`wss://` with TLS).
-    public var webSocketURL: URL { url(scheme: isSecure ? "wss" : "ws", path: ServerCore.connectPath) }
+    public var webSocketURL: URL { url(scheme: isSecure ? "wss" : "ws", path: Sessions.connectPath) }
 
     /// A URL of this server: the host it listens on (an IPv6 address in brackets), its port.
     private func url(scheme: String, path: String = "") -> URL {

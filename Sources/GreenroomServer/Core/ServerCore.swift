@@ -2,7 +2,6 @@ import Foundation
 import GreenroomProtocol
 import Logging
 import ServiceLifecycle
-import Synchronization
 
 /// The composition root: the realtime core that knows no product (storage and its broker,
 /// the event log, the hub, connections, tokens, metrics) and the capabilities registered
@@ -28,8 +27,10 @@ final class ServerCore: Sendable {
     let mediaBackend: MediaBackend
     /// The HLS livestreams this node runs.
     let livestreams: LivestreamEngine
-    /// Set when graceful shutdown begins: new connections are refused with `unavailable`.
-    let draining = Atomic<Bool>(false)
+    /// Who a request or a connection request is (tokens and the API key).
+    let authenticator: Authenticator
+    /// The WebSocket sessions: admitted, started and ended.
+    let sessions: Sessions
     /// This node's id, unique among the nodes sharing a database.
     let nodeId: String
     /// The product's capabilities, and those owning a kind of stream by that kind.
@@ -78,7 +79,10 @@ final class ServerCore: Sendable {
             connections.revoke(user: userId, issuedUpTo: notBefore)
         }
         self.connections = connections
-        self.rateLimiter = RateLimiter(configuration.rateLimits, perConnection: configuration.connectionRateLimits.over(configuration.rateLimits))
+        let rateLimiter = RateLimiter(configuration.rateLimits, perConnection: configuration.connectionRateLimits.over(configuration.rateLimits))
+        self.rateLimiter = rateLimiter
+        let authenticator = Authenticator(tokens: tokens, secrets: secrets, storage: storage, rateLimiter: rateLimiter)
+        self.authenticator = authenticator
         self.nodeId = nodeId
         self.configuration = configuration
         self.storage = storage
@@ -107,18 +111,24 @@ final class ServerCore: Sendable {
         self.owners = owners
         let subscriptions = StreamSubscriptions(storage: storage, hub: hub, roster: roster, owners: owners, metrics: metrics, logger: logger)
         self.subscriptions = subscriptions
-        self.presences = Presences(storage: storage, events: events, roster: roster, subscriptions: subscriptions, owners: owners,
-                                   ttl: configuration.presenceTTL, nodeId: nodeId, logger: logger)
+        let presences = Presences(storage: storage, events: events, roster: roster, subscriptions: subscriptions, owners: owners,
+                                  ttl: configuration.presenceTTL, nodeId: nodeId, logger: logger)
+        self.presences = presences
         services.userDeletion.add { deletion, transaction in
             try await Presences.removeEntries(of: deletion.userId, owners: owners, in: transaction)
         }
-        var router = CommandRouter()
-        router.registerStreamOperations()
-        router.registerPresenceOperations()
-        router.registerResourceTokenOperations()
+        var router = CommandRouter(metrics: metrics, rateLimiter: rateLimiter, logger: logger)
+        router.registerStreamOperations(subscriptions)
+        router.registerPresenceOperations(presences)
+        router.registerResourceTokenOperations(tokens)
         var operations = CapabilityOperations(into: router)
         for capability in capabilities { capability.registerOperations(&operations) }
-        self.commands = operations.router
+        let commands = operations.router
+        self.commands = commands
+        self.sessions = Sessions(
+            authenticator: authenticator, storage: storage, events: events, connections: connections, configuration: configuration,
+            rateLimiter: rateLimiter, metrics: metrics, roster: roster, hub: hub, presences: presences, capabilities: capabilities,
+            commands: commands)
     }
 
     /// The background work of the capabilities, run with the server's services.
@@ -136,20 +146,5 @@ final class ServerCore: Sendable {
             }
         }
         return targets.count
-    }
-
-    /// Maps any error to the one clients see; unexpected errors are logged, not leaked.
-    func asGreenroomError(_ error: any Error) -> GreenroomError {
-        if let error = error as? GreenroomError { return error }
-        if let error = error as? DecodingError {
-            return GreenroomError(.invalidParameterValue, CommandRouter.describe(error))
-        }
-        if error is CancellationError {
-            // A request cut short by a shutdown: expected, and the client will retry.
-            logger.debug("request cancelled by the shutdown")
-            return GreenroomError(.unavailable, "the server is shutting down; try again shortly")
-        }
-        logger.error("unexpected error: \(error)")
-        return GreenroomError(.internalError, "the server failed; try again")
     }
 }

@@ -57,13 +57,13 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
                 maxFrameSize: Limits.maxClientFrameBytes,
                 shouldUpgrade: { channel, head in
                     let uri = URI(head.uri)
-                    guard uri.path == ServerCore.connectPath else { return channel.eventLoop.makeSucceededFuture(nil) }
+                    guard uri.path == Sessions.connectPath else { return channel.eventLoop.makeSucceededFuture(nil) }
                     let authorization = head.headers.first(name: "Authorization")
                     return channel.eventLoop.makeFutureWithTask {
                         do {
-                            return .success(try await core.acceptConnection(authorization: authorization, uri: uri))
+                            return .success(try await core.sessions.accept(authorization: authorization, uri: uri))
                         } catch {
-                            return .failure(core.asGreenroomError(error))
+                            return .failure(GreenroomError.reported(error, to: core.logger))
                         }
                     }.map { (result: Result<Identity, GreenroomError>) -> HTTPHeaders? in
                         switch result {
@@ -79,7 +79,7 @@ struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
                 upgradePipelineHandler: { channel, _ in
                     channel.eventLoop.makeCompletedFuture {
                         guard let identity = accepted.value else { throw ChannelError.inappropriateOperationForState }
-                        try core.startSession(on: channel, identity: identity)
+                        try core.sessions.start(on: channel, identity: identity)
                         return .webSocket
                     }
                 })

@@ -1,6 +1,7 @@
 import Foundation
 import GreenroomProtocol
 import Hummingbird
+import Logging
 import NIOCore
 
 /// The request context of every route: Hummingbird's core storage, the socket's channel,
@@ -70,7 +71,8 @@ struct HTTPGreenroomError: HTTPResponseError {
 /// Turns every error a route throws into the JSON error body, with a stable code.
 struct ErrorMiddleware: RouterMiddleware {
     typealias Context = GreenroomRequestContext
-    let core: ServerCore
+    /// Where failures that are not the client's are logged.
+    let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -90,7 +92,7 @@ struct ErrorMiddleware: RouterMiddleware {
             }
             throw HTTPGreenroomError(error: GreenroomError(code, error.body ?? "\(error.status.reasonPhrase)"))
         } catch {
-            throw HTTPGreenroomError(error: core.asGreenroomError(error))
+            throw HTTPGreenroomError(error: GreenroomError.reported(error, to: logger))
         }
     }
 }

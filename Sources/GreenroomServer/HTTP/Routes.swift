@@ -2,19 +2,19 @@ import Foundation
 import GreenroomProtocol
 import Hummingbird
 
-extension ServerCore: RestAuthentication {
+extension ServerCore {
     /// The REST routes: health, metrics, the WebSocket upgrade at `/v1/connect`, the
     /// operator's disconnect, and every capability's own.
     func buildRouter() -> Router<GreenroomRequestContext> {
         let router = Router(context: GreenroomRequestContext.self)
-        router.add(middleware: ErrorMiddleware(core: self))
+        router.add(middleware: ErrorMiddleware(logger: logger))
         router.get("/health") { _, _ in
             try jsonResponse(["status": "ok"])
         }
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
         }
-        let routes = RestRoutes(router: router, authentication: self, resourceTokens: tokens)
+        let routes = RestRoutes(router: router, authentication: authenticator, resourceTokens: tokens)
         // With the API key (Prometheus: `authorization: {credentials: KEY}`), unless the
         // operator made it public: the figures tell who is connected and how busy it is.
         let metrics = configuration.publicMetrics ? router.group("/metrics") : routes.group("/metrics", for: .backend)
@@ -22,7 +22,7 @@ extension ServerCore: RestAuthentication {
             Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
                      body: .init(byteBuffer: .init(string: self.metrics.exposition())))
         }
-        addConnectRoute(router)
+        sessions.addConnectRoute(router)
         for capability in capabilities { capability.addRoutes(routes) }
         // This node's WebSocket connections (each node answers for its own).
         let nodeConnections = routes.group("/v1/connections", for: .backend)
@@ -41,26 +41,6 @@ extension ServerCore: RestAuthentication {
             return try jsonResponse(["disconnected": count])
         }
         return router
-    }
-
-    func authenticateUserOrBackend(_ request: Request) async throws -> Identity {
-        if carriesAPIKey(request) == true { return .backend }
-        return try await authenticate(request)
-    }
-
-    func requireAPIKey(_ request: Request) throws {
-        switch carriesAPIKey(request) {
-        case nil: throw GreenroomError(.notAuthenticated, "this endpoint needs the server API key (Authorization: Bearer KEY)")
-        case false: throw GreenroomError(.invalidToken, "the API key is not this server's")
-        case true: return
-        }
-    }
-
-    /// Whether `Authorization: Bearer …` carries this server's API key (the current one or,
-    /// during a rotation, the previous); `nil` without a bearer.
-    private func carriesAPIKey(_ request: Request) -> Bool? {
-        guard let given = request.headers[.authorization].flatMap(RequestParsing.bearer), !given.isEmpty else { return nil }
-        return secrets.isAPIKey(given)
     }
 }
 

@@ -25,17 +25,19 @@ final class CommandQueue: Sendable {
     }
 
     let connection: ClientConnection
-    let core: ServerCore
     /// The connection's caller, as every command's handler gets it.
     private let caller: Caller
+    /// Every WebSocket operation, and what runs them.
+    private let commands: CommandRouter
+    private let metrics: ServerMetrics
     private let pipeline = CommandPipeline()
     private let state = Locked(State())
 
-    init(connection: ClientConnection, core: ServerCore) {
+    init(connection: ClientConnection, caller: Caller, commands: CommandRouter, metrics: ServerMetrics) {
         self.connection = connection
-        self.core = core
-        self.caller = Caller(identity: connection.identity, clientId: core.roster.clientId(connectionId: connection.id),
-                             session: ConnectionSession(connection: connection, hub: core.hub))
+        self.caller = caller
+        self.commands = commands
+        self.metrics = metrics
     }
 
     /// Queues a command's text (on the event loop, as its frame arrives); starts the task
@@ -54,9 +56,9 @@ final class CommandQueue: Sendable {
             if pause { state.readsPaused = true }
             return (start, pause, true)
         }
-        if queued { core.metrics.commandsQueued(by: 1) }
+        if queued { metrics.commandsQueued(by: 1) }
         if pause {
-            core.metrics.readsPaused()
+            metrics.readsPaused()
             applyReads()
         }
         if start { Task { await self.run() } }
@@ -89,13 +91,13 @@ final class CommandQueue: Sendable {
                 if resume { state.readsPaused = false }
                 return (next, resume, [])
             }
-            if next != nil { core.metrics.commandsQueued(by: -1) }
+            if next != nil { metrics.commandsQueued(by: -1) }
             if resume { applyReads() }
             guard let next else {
                 for waiter in waiters { waiter.resume() }
                 return
             }
-            let hold = await core.commands.handle(next, on: connection, as: caller, core: core, pipeline: pipeline)
+            let hold = await commands.handle(next, on: connection, as: caller, pipeline: pipeline)
             if let wait = self.hold(after: hold) {
                 // Meanwhile the commands pile up to `pauseAt` and the socket is read no more.
                 try? await Task.sleep(for: wait)
@@ -133,7 +135,7 @@ final class CommandQueue: Sendable {
                 state.idleWaiters.append(continuation)
                 return (false, dropped)
             }
-            core.metrics.commandsQueued(by: -dropped)
+            metrics.commandsQueued(by: -dropped)
             if idle { continuation.resume() }
         }
         await pipeline.waitUntilIdle()

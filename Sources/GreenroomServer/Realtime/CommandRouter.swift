@@ -1,14 +1,16 @@
 import Foundation
 import GreenroomProtocol
+import Logging
 import NIOCore
 
-/// What a command handler gets: the connection it came on, its id, and the server.
+/// What the core's own command handlers get (streams, presence, resource tokens): the
+/// connection the command came on, its id, and its caller. A capability's handlers get
+/// the caller alone (``CapabilityOperations``).
 struct CommandContext: Sendable {
     let connection: ClientConnection
     let commandId: UInt64
-    let core: ServerCore
     /// The caller as services see it: identity, client id and what may be done to its
-    /// connection (made once per connection, by its ``CommandQueue``).
+    /// connection (made once per connection, as its session starts).
     let caller: Caller
     var identity: Identity { connection.identity }
 }
@@ -18,6 +20,13 @@ struct CommandContext: Sendable {
 struct CommandRouter: Sendable {
     /// A handler returns the encoded reply, or `nil` when it has queued its reply itself.
     typealias Handler = @Sendable (CommandContext, RawJSON?) async throws -> ByteBuffer?
+
+    /// Counts each command by operation and outcome.
+    let metrics: ServerMetrics
+    /// The budgets commands are checked against before they run.
+    let rateLimiter: RateLimiter
+    /// Where failures that are not the client's are logged.
+    let logger: Logger
 
     private(set) var handlers: [String: Handler] = [:]
     /// Operations that may overlap the commands after them (see ``CommandPipeline``): each
@@ -94,36 +103,36 @@ struct CommandRouter: Sendable {
     /// client sending past its budget is read no faster than it is let act. A malformed or
     /// unknown command takes a token of its user's reads, and holds the same way without one.
     @discardableResult
-    func handle(_ text: ByteBuffer, on connection: ClientConnection, as caller: Caller, core: ServerCore, pipeline: CommandPipeline) async -> Duration? {
+    func handle(_ text: ByteBuffer, on connection: ClientConnection, as caller: Caller, pipeline: CommandPipeline) async -> Duration? {
         let command: CommandFrame
         do {
             command = try CommandFrame.parse(text.readableBytesView)
         } catch {
-            core.metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)
+            metrics.command("invalid", outcome: ErrorCode.malformedFrame.name)
             let reason = (error as? DecodingError).map(Self.describe) ?? "not JSON"
             connection.send(Self.errorFrame(0, GreenroomError(.malformedFrame, "the frame is not a command {id, op, args}: \(reason)")))
-            return Self.hold(core.rateLimiter.refusal(connection, .reads))
+            return Self.hold(rateLimiter.refusal(connection, .reads))
         }
         guard let handler = handlers[command.op] else {
-            core.metrics.command("unknown", outcome: ErrorCode.unknownOperation.name)
+            metrics.command("unknown", outcome: ErrorCode.unknownOperation.name)
             connection.send(Self.errorFrame(command.id, GreenroomError(.unknownOperation, "no operation named \(command.op)")))
-            return Self.hold(core.rateLimiter.refusal(connection, .reads))
+            return Self.hold(rateLimiter.refusal(connection, .reads))
         }
-        if let refusal = core.rateLimiter.refusal(connection, OperationClass.of(op: command.op)) {
-            core.metrics.command(command.op, outcome: refusal.name)
+        if let refusal = rateLimiter.refusal(connection, OperationClass.of(op: command.op)) {
+            metrics.command(command.op, outcome: refusal.name)
             connection.send(Self.errorFrame(command.id, refusal))
             return Self.hold(refusal)
         }
-        let context = CommandContext(connection: connection, commandId: command.id, core: core, caller: caller)
+        let context = CommandContext(connection: connection, commandId: command.id, caller: caller)
         guard pipelined.contains(command.op) else {
             await pipeline.waitUntilIdle()
-            await Self.run(handler, command, context)
+            await run(handler, command, context)
             return nil
         }
         let turn = CommandTurn()
         pipeline.begin()
         Task {
-            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) { await Self.run(handler, command, context) }
+            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) { await run(handler, command, context) }
             turn.pass()
             pipeline.end()
         }
@@ -138,15 +147,14 @@ struct CommandRouter: Sendable {
         return .milliseconds(max(refusal.retryAfterMs ?? 0, 1))
     }
 
-    private static func run(_ handler: Handler, _ command: CommandFrame, _ context: CommandContext) async {
+    private func run(_ handler: Handler, _ command: CommandFrame, _ context: CommandContext) async {
         let connection = context.connection
-        let core = context.core
         do {
             if let reply = try await handler(context, command.args) { connection.send(reply) }
-            core.metrics.command(command.op, outcome: "ok")
+            metrics.command(command.op, outcome: "ok")
         } catch {
-            let failure = core.asGreenroomError(error)
-            core.metrics.command(command.op, outcome: failure.name)
+            let failure = GreenroomError.reported(error, to: logger)
+            metrics.command(command.op, outcome: failure.name)
             connection.send(Self.errorFrame(command.id, failure))
         }
     }

@@ -3,20 +3,20 @@ import GreenroomProtocol
 
 extension CommandRouter {
     /// `presence.join`, `presence.leave`, `presence.list`: on any stream the caller may read.
-    mutating func registerPresenceOperations() {
+    mutating func registerPresenceOperations(_ presences: Presences) {
         on(StreamOperation.presenceJoin) { (context, args: PresenceJoinArgs) -> PresenceEntry in
-            try await context.core.presences.join(context.connection, args)
+            try await presences.join(context.connection, args)
         }
         on(StreamOperation.presenceLeave) { (context, args: PresenceStreamArgs) -> EmptyResult in
-            try context.core.presences.refuseRosterStream(args.stream)
+            try presences.refuseRosterStream(args.stream)
             guard context.connection.removePresence(args.stream) else {
                 throw GreenroomError(.notFound, "not present on \(args.stream)")
             }
-            try await context.core.presences.leave(context.connection, stream: args.stream, reason: "left")
+            try await presences.leave(context.connection, stream: args.stream, reason: "left")
             return EmptyResult()
         }
         on(StreamOperation.presenceList) { (context, args: PresenceListArgs) -> [PresenceEntry] in
-            try await context.core.presences.list(context.identity, args)
+            try await presences.list(context.identity, args)
         }
     }
 }

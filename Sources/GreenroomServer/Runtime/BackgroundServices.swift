@@ -30,7 +30,7 @@ struct ConnectionDrainService: Service {
 
     func run() async throws {
         try? await gracefulShutdown()
-        core.draining.store(true, ordering: .relaxed)
+        core.authenticator.beginDraining()
         let connections = core.connections.all
         core.logger.info("shutting down: asking \(connections.count) clients to reconnect")
         for connection in connections {

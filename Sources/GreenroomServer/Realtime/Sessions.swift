@@ -5,56 +5,41 @@ import HummingbirdCore
 import NIOCore
 import NIOSSL
 
-extension ServerCore {
+/// This node's WebSocket sessions: admits a connection request (its token, its user, its
+/// user's cap of connections), starts the session on the connection's event loop as the
+/// upgrade completes, and ends it after the socket closed.
+final class Sessions: Sendable {
     /// The WebSocket's path.
     static let connectPath = "/v1/connect"
 
-    /// The token of a request: `Authorization: Bearer TOKEN` or `?token=TOKEN` (browsers
-    /// cannot set headers on a WebSocket).
-    func token(authorization: String?, uri: URI) throws -> String {
-        if let header = authorization {
-            guard let token = RequestParsing.bearer(header) else {
-                throw GreenroomError(.invalidToken, "the Authorization header must be 'Bearer TOKEN'")
-            }
-            return token
-        }
-        if let token = uri.queryParameters["token"], !token.isEmpty { return String(token) }
-        throw GreenroomError(.notAuthenticated, "connect with a token: Authorization: Bearer TOKEN, or ?token=TOKEN")
-    }
+    private let authenticator: Authenticator
+    private let storage: any GreenroomStorage
+    private let events: EventLog
+    private let connections: ConnectionRegistry
+    private let configuration: ServerConfiguration
+    private let rateLimiter: RateLimiter
+    private let metrics: ServerMetrics
+    private let roster: Roster
+    private let hub: EventHub
+    private let presences: Presences
+    private let capabilities: [any Capability]
+    private let commands: CommandRouter
 
-    /// The identity of a request's token, within its user's budget (uploads for creating a
-    /// video and for `/v1/uploads/…` changes, reads for `GET` and `HEAD`, writes otherwise);
-    /// refused while the server shuts down.
-    func authenticate(_ request: Request) async throws -> Identity {
-        let identity = try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
-        try rateLimiter.check(identity, Self.operationClass(of: request))
-        return identity
-    }
-
-    /// The budget a REST request with a client token counts against.
-    static func operationClass(of request: Request) -> OperationClass {
-        let reading = request.method == .get || request.method == .head
-        let path = request.uri.path
-        if !reading, path.hasPrefix("/v1/uploads/") || (request.method == .post && (path == "/v1/videos" || path == "/v1/videos/")) {
-            return .uploads
-        }
-        return reading ? .reads : .writes
-    }
-
-    /// The identity of a token, unless it was revoked (``TokenRevocation``).
-    func authenticate(authorization: String?, uri: URI) async throws -> Identity {
-        let identity = try await tokens.verify(try token(authorization: authorization, uri: uri))
-        if let scope = identity.scope {
-            let path = uri.path.removingPercentEncoding ?? uri.path
-            guard path.hasPrefix(scope) || uri.path.hasPrefix(scope) else {
-                throw GreenroomError(.invalidToken, "this token is for \(scope) only")
-            }
-        }
-        try await TokenRevocation.check(identity, in: storage)
-        if draining.load(ordering: .relaxed) {
-            throw GreenroomError(.unavailable, "the server is shutting down; reconnect shortly")
-        }
-        return identity
+    init(authenticator: Authenticator, storage: any GreenroomStorage, events: EventLog, connections: ConnectionRegistry,
+         configuration: ServerConfiguration, rateLimiter: RateLimiter, metrics: ServerMetrics, roster: Roster, hub: EventHub,
+         presences: Presences, capabilities: [any Capability], commands: CommandRouter) {
+        self.authenticator = authenticator
+        self.storage = storage
+        self.events = events
+        self.connections = connections
+        self.configuration = configuration
+        self.rateLimiter = rateLimiter
+        self.metrics = metrics
+        self.roster = roster
+        self.hub = hub
+        self.presences = presences
+        self.capabilities = capabilities
+        self.commands = commands
     }
 
     /// Checks a connection request before the upgrade: its token, and its user, which
@@ -67,10 +52,9 @@ extension ServerCore {
     /// A user holds at most ``ServerConfiguration/connectionsPerUser`` connections on this
     /// node: past it the request is refused with `rateLimited`. With `reserving`, a place is
     /// held for the connection until its session starts.
-    func acceptConnection(authorization: String?, uri: URI, reserving: Bool = true) async throws -> Identity {
-        let identity = try await authenticate(authorization: authorization, uri: uri)
-        let now = Date()
-        _ = try await storage.insertUserIfMissing(User(id: identity.userId, nickname: identity.userId, createdAt: now, updatedAt: now))
+    func accept(authorization: String?, uri: URI, reserving: Bool = true) async throws -> Identity {
+        let identity = try await authenticator.authenticate(authorization: authorization, uri: uri)
+        try await storeUserIfMissing(identity.userId)
         let deadline = ContinuousClock.now + .seconds(2)
         while connections.isClosing(user: identity.userId), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
@@ -83,11 +67,22 @@ extension ServerCore {
         return identity
     }
 
+    /// Stores the user a token names the first time it connects, through the node's one
+    /// writer (a read first: a known user costs no write).
+    private func storeUserIfMissing(_ userId: String) async throws {
+        guard try await storage.user(id: userId) == nil else { return }
+        let now = Date()
+        let user = User(id: userId, nickname: userId, createdAt: now, updatedAt: now)
+        try await events.transact { transaction in
+            if try await transaction.user(id: userId) == nil { _ = try await transaction.insertUser(user) }
+        }
+    }
+
     /// `GET /v1/connect` without an upgrade: 200 when an upgrade would be accepted, else
     /// the JSON error (a refused upgrade gets the same answer; see ``GreenroomChildChannel``).
     func addConnectRoute(_ router: Router<GreenroomRequestContext>) {
         router.get(RouterPath(Self.connectPath)) { request, _ -> Response in
-            _ = try await self.acceptConnection(authorization: request.headers[.authorization], uri: request.uri, reserving: false)
+            _ = try await self.accept(authorization: request.headers[.authorization], uri: request.uri, reserving: false)
             return Response(status: .ok)
         }
     }
@@ -95,7 +90,7 @@ extension ServerCore {
     /// On the event loop, as the upgrade completes: the connection's state and handlers
     /// (``WireHandler`` next to the socket or its TLS, ``ClientSocketHandler`` after the WebSocket
     /// codec), and the timer that closes it when its token expires.
-    func startSession(on channel: any Channel, identity: Identity) throws {
+    func start(on channel: any Channel, identity: Identity) throws {
         let wire = WireHandler(interval: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
         let connection = ClientConnection(
             id: connections.nextId(), identity: identity, channel: channel, wire: NIOLoopBound(wire, eventLoop: channel.eventLoop),
@@ -103,7 +98,9 @@ extension ServerCore {
             byteLimit: configuration.outboundQueueBytes, metrics: metrics)
         // The handler lets go of the connection when it is removed, as the socket closes.
         wire.onWritable = { connection.socketWritable() }
-        let queue = CommandQueue(connection: connection, core: self)
+        let clientId = roster.clientId(connectionId: connection.id)
+        let caller = Caller(identity: identity, clientId: clientId, session: ConnectionSession(connection: connection, hub: hub))
+        let queue = CommandQueue(connection: connection, caller: caller, commands: commands, metrics: metrics)
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
         let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
             connection.requestClose(.tokenExpired, reason: "token expired: reconnect with a fresh token")
@@ -117,7 +114,7 @@ extension ServerCore {
             }
             try channel.pipeline.syncOperations.addHandler(ClientSocketHandler(queue: queue, expiry: expiry) { [self] in
                 connections.markClosing(connection)
-                Task { await self.endSession(queue) }
+                Task { await self.end(queue) }
             })
         } catch {
             expiry.cancel()
@@ -125,14 +122,13 @@ extension ServerCore {
         }
         connections.add(connection)
         metrics.connectionChanged(by: 1)
-        let clientId = roster.clientId(connectionId: connection.id)
         for capability in capabilities { capability.connectionStarted(userId: identity.userId, clientId: clientId) }
     }
 
     /// After the socket closed: commands still running finish first (their replies are
     /// dropped; what they stored stays stored), then the connection leaves the hub, its
     /// presence and its rosters.
-    func endSession(_ queue: CommandQueue) async {
+    private func end(_ queue: CommandQueue) async {
         let connection = queue.connection
         await queue.close()
         for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
