@@ -1,6 +1,6 @@
 import Foundation
 import Greenroom
-import GreenroomServer
+@testable import GreenroomServer
 import Testing
 
 @Suite("Chat: the server enforces every rule", .timeLimit(.minutes(15)))
@@ -190,6 +190,33 @@ struct ChatPermissionTests {
             try await server.server.publish(stream: "app:marker", data: ["n": 2])
             #expect(try await afterMarker(2, markers: 1) == deleted.offset)
             for bob in 0..<2 { #expect(try await afterMarker(bob, markers: 1) == left) }
+            // And the node's fan-out keeps none of the ended subscriptions.
+            #expect(server.server.core.hub.subscriberCount("channel:club") == 0)
+            #expect(server.server.core.hub.subscriberCount("app:marker") == 3)
+        }
+    }
+
+    @Test("a connection that goes away leaves nothing in the node's fan-out: its subscriptions end with it")
+    func closedConnectionsLeaveNoSubscribers() async throws {
+        try await withServer { server in
+            let streams = (1...20).map { "app:s\($0)" }
+            let hub = server.server.core.hub
+            var clients: [GreenroomClient] = []
+            var last: [StreamSubscription] = []
+            for index in 0..<4 {
+                let client = try await server.client("u\(index)", grants: ["app:*"])
+                last = []
+                for stream in streams { last.append(try await client.subscribe(to: stream)) }
+                clients.append(client)
+            }
+            #expect(streams.allSatisfy { hub.subscriberCount($0) == 4 })
+            for client in clients.prefix(3) { await client.disconnect() }
+            try await eventually("the closed connections' subscriptions end") {
+                streams.allSatisfy { hub.subscriberCount($0) == 1 }
+            }
+            // The one left still gets the streams' events.
+            try await server.server.publish(stream: "app:s20", data: ["n": 1])
+            #expect(try await collect(last[19], count: 1).events.first?.data["n"]?.numberValue == 1)
         }
     }
 }

@@ -1,22 +1,19 @@
 import GreenroomProtocol
 import NIOCore
 
-/// The local fan-out: which connections of this node subscribe to which stream.
+/// The local fan-out: hands each stored event to the event loops of this node that have
+/// subscribers of its stream.
 ///
-/// An event is encoded and framed once, and the same bytes go to every subscriber. A
-/// stream's subscribers are kept by event loop: the hub gives each loop that has
-/// subscribers of an event's stream the event (``publish(_:metrics:then:)``), and the loop's
-/// ``LoopDrainer`` queues it on them (``deliver(_:frame:on:metrics:)``), so the node's writer
-/// does a lookup per loop, not per subscriber.
+/// An event is encoded and framed once, and the same bytes go to every subscriber. Each
+/// event loop's subscribers are kept by that loop's ``LoopDrainer``, which the hub makes
+/// (``drainer(for:)``) and which queues the events it is handed on them
+/// (``publish(_:metrics:then:)``): the node's writer does a lookup per loop, not per
+/// subscriber, and the calls go one way, from the hub to the loops.
 final class EventHub: Sendable {
-    /// A stream's subscribers on one event loop.
-    private struct LoopSubscribers {
-        let drainer: LoopDrainer
-        var connections: [ObjectIdentifier: ClientConnection] = [:]
-    }
-
-    /// Stream → the drainer of each loop that has subscribers → those subscribers.
-    private let subscribers = Locked<[String: [ObjectIdentifier: LoopSubscribers]]>([:])
+    /// The drainer of each event loop that has had a connection of this node: one a loop
+    /// of the (process-wide) event loop group, never removed. Each holds its loop, so a
+    /// loop's identifier is never reused for another while its drainer is here.
+    private let drainers = Locked<[ObjectIdentifier: LoopDrainer]>([:])
 
     /// Event type → what this node does with every stored event of that type, whether or
     /// not a connection here follows its stream (a revocation closes connections on every
@@ -38,77 +35,40 @@ final class EventHub: Sendable {
         }
     }
 
-    func add(_ connection: ClientConnection, to stream: String) {
-        let drainer = connection.drainer
-        subscribers.withLock { all in
-            all[stream, default: [:]][ObjectIdentifier(drainer), default: LoopSubscribers(drainer: drainer)]
-                .connections[ObjectIdentifier(connection)] = connection
+    /// The drainer that keeps `loop`'s subscribers of this node, made on first use.
+    func drainer(for loop: any EventLoop) -> LoopDrainer {
+        drainers.withLock { drainers in
+            if let drainer = drainers[ObjectIdentifier(loop)] { return drainer }
+            let drainer = LoopDrainer(loop: loop)
+            drainers[ObjectIdentifier(loop)] = drainer
+            return drainer
         }
     }
 
-    func remove(_ connection: ClientConnection, from stream: String) {
-        let loop = ObjectIdentifier(connection.drainer)
-        subscribers.withLock { all in
-            guard var loops = all[stream], var group = loops[loop] else { return }
-            all[stream] = nil  // uniquely referenced below: no copy of the loop's dictionary
-            loops[loop] = nil
-            group.connections[ObjectIdentifier(connection)] = nil
-            if !group.connections.isEmpty { loops[loop] = group }
-            if !loops.isEmpty { all[stream] = loops }
-        }
-    }
-
+    /// This node's subscribers of `stream`, on every loop.
     func subscriberCount(_ stream: String) -> Int {
-        subscribers.withLock { all in all[stream]?.values.reduce(0) { $0 + $1.connections.count } ?? 0 }
+        drainers.withLock { Array($0.values) }.reduce(0) { $0 + $1.subscriberCount(stream) }
     }
 
     /// Hands `events` (stored, in offset order per stream) to the event loops that have
     /// subscribers of their streams; `handedOff` runs once each of those loops has queued
     /// them on its subscribers (at once when none has any).
     func publish(_ events: [StreamEvent], metrics: ServerMetrics, then handedOff: (@Sendable () -> Void)? = nil) {
-        let loops = subscribers.withLock { all -> [ObjectIdentifier: (drainer: LoopDrainer, events: [Int])] in
-            var loops: [ObjectIdentifier: (drainer: LoopDrainer, events: [Int])] = [:]
-            for (index, event) in events.enumerated() {
-                for (key, group) in all[event.stream] ?? [:] {
-                    loops[key, default: (group.drainer, [])].events.append(index)
-                }
-            }
-            return loops
+        let loops = drainers.withLock { Array($0.values) }.compactMap { drainer -> (drainer: LoopDrainer, events: [Int])? in
+            let followed = drainer.followed(events)
+            return followed.isEmpty ? nil : (drainer, followed)
         }
         var frames: [Int: ByteBuffer] = [:]
-        for index in loops.values.flatMap(\.events) where frames[index] == nil {
+        for index in loops.flatMap(\.events) where frames[index] == nil {
             frames[index] = try? Self.encode(events[index])
         }
         let countdown = loops.isEmpty ? nil : handedOff.map { HandOffCountdown(loops: loops.count, then: $0) }
-        for (drainer, indices) in loops.values {
+        for (drainer, indices) in loops {
             let handOff = LoopDrainer.HandOff(events: indices.compactMap { index in frames[index].map { (events[index], $0) } },
-                                              hub: self, metrics: metrics, countdown: countdown)
+                                              metrics: metrics, countdown: countdown)
             drainer.handOff(handOff)
         }
         if countdown == nil { handedOff?() }
-    }
-
-    /// On `drainer`'s loop: queues `event` on that loop's subscribers of its stream (of its
-    /// audience, when it names one), then ends the subscriptions of those it revokes.
-    /// - Returns: the connections that need a drain.
-    func deliver(_ event: StreamEvent, frame: ByteBuffer, on drainer: LoopDrainer, metrics: ServerMetrics) -> [ClientConnection] {
-        let connections = subscribers.withLock { all in
-            all[event.stream]?[ObjectIdentifier(drainer)].map { Array($0.connections.values) } ?? []
-        }
-        var toDrain: [ClientConnection] = []
-        var revoked: [ClientConnection] = []
-        var delivered = 0
-        for connection in connections where event.isVisible(to: connection.identity.userId) {
-            delivered += 1
-            if connection.deliver(stream: event.stream, offset: event.offset, frame: frame) { toDrain.append(connection) }
-            if event.revokes?.applies(to: connection.identity.userId) == true { revoked.append(connection) }
-        }
-        metrics.eventsDelivered(delivered)
-        for connection in revoked {
-            remove(connection, from: event.stream)
-            connection.endSubscription(event.stream)
-        }
-        return toDrain
     }
 
     /// The WebSocket frame of `event`, made once for all its subscribers.

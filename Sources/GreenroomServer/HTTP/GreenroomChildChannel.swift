@@ -14,7 +14,7 @@ import NIOWebSocket
 /// An upgraded connection is served on its event loop by channel handlers
 /// (``ClientSocketHandler``), with no task of its own: a task runs only while the
 /// connection has commands to run. An idle connection therefore costs its socket, its
-/// handlers and its state, not a suspended task's stack (which was most of its memory).
+/// handlers and its state, not a suspended task's stack (which would be most of its memory).
 /// A refused upgrade is answered with `401` (or the error's status) and the JSON error.
 struct GreenroomChildChannel: ServerChildChannel, HTTPChannelHandler {
     /// What the first request turned the connection into.

@@ -42,7 +42,8 @@ final class ClientConnection: Sendable {
     let channel: any Channel
     /// The handler next to the socket, which queued frames are written through.
     private let wire: NIOLoopBound<WireHandler>
-    /// Writes this connection's fanned-out events, with the other connections of its loop.
+    /// Keeps this connection's subscriptions among its loop's subscribers, and writes its
+    /// fanned-out events with theirs.
     let drainer: LoopDrainer
     /// The most frames, and bytes, that may wait in the queue: live events, replies and
     /// replayed events alike.
@@ -53,14 +54,14 @@ final class ClientConnection: Sendable {
     /// Its rate budgets and its own token buckets (``RateLimiter``).
     let budget: ConnectionBudget
 
-    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, budget: ConnectionBudget,
-         limit: Int, byteLimit: Int = .max, metrics: ServerMetrics) {
+    init(id: Int, identity: Identity, channel: any Channel, wire: NIOLoopBound<WireHandler>, drainer: LoopDrainer,
+         budget: ConnectionBudget, limit: Int, byteLimit: Int = .max, metrics: ServerMetrics) {
         self.id = id
         self.identity = identity
         self.budget = budget
         self.channel = channel
         self.wire = wire
-        self.drainer = LoopDrainer.of(channel.eventLoop)
+        self.drainer = drainer
         self.limit = limit
         self.byteLimit = byteLimit
         self.metrics = metrics
@@ -241,11 +242,19 @@ final class ClientConnection: Sendable {
 
     // MARK: Subscriptions
 
-    /// Starts a subscription in the replaying state; returns false when already subscribed.
+    /// Starts a subscription in the replaying state, and from now on gets the stream's live
+    /// events (held until ``goLive(_:after:)``); returns false when already subscribed or
+    /// finished.
+    ///
+    /// The connection's subscriptions and its loop's table of subscribers change together,
+    /// under the connection's lock (the drainer never takes a connection's lock while it
+    /// holds its own), so a subscription that ends or a connection that finishes meanwhile
+    /// leaves nothing behind in the table.
     func beginSubscription(_ stream: String) -> Bool {
         state.withLock { state in
-            if state.subscriptions[stream] != nil { return false }
+            if state.finished || state.subscriptions[stream] != nil { return false }
             state.subscriptions[stream] = .replaying(buffered: [])
+            drainer.add(self, to: stream)
             return true
         }
     }
@@ -268,10 +277,14 @@ final class ClientConnection: Sendable {
         actions.forEach(perform)
     }
 
-    /// Forgets a subscription; returns whether there was one.
+    /// Ends a subscription: no more of the stream's events come; returns whether there was one.
     @discardableResult
     func endSubscription(_ stream: String) -> Bool {
-        state.withLock { $0.subscriptions.removeValue(forKey: stream) != nil }
+        state.withLock { state in
+            guard state.subscriptions.removeValue(forKey: stream) != nil else { return false }
+            drainer.remove(self, from: stream)
+            return true
+        }
     }
 
     // MARK: Presence
@@ -321,12 +334,14 @@ final class ClientConnection: Sendable {
         channel.close(promise: nil)
     }
 
-    /// Marks the connection finished (the client went away): nothing more is written.
+    /// Marks the connection finished (the client went away): its subscriptions end and
+    /// nothing more is written.
     func finish() {
         state.withLock { state in
             state.finished = true
             state.queue.removeAll()
             state.queuedBytes = 0
+            for stream in state.subscriptions.keys { drainer.remove(self, from: stream) }
             state.subscriptions.removeAll()
         }
     }

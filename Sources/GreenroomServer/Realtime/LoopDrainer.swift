@@ -2,8 +2,11 @@ import DequeModule
 import GreenroomProtocol
 import NIOCore
 
-/// Hands stored events to the subscribers of one event loop and writes them out, a few
-/// connections a loop task, in the order the events came.
+/// The subscribers of one event loop, and the writing of the events they get: it keeps
+/// which of its loop's connections follow which stream, queues each stored event it is
+/// handed on them, and writes them out a few connections a loop task, in the order the
+/// events came. Its node's ``EventHub`` makes one per loop and hands it events; it knows
+/// nothing of the hub.
 ///
 /// **Handing off.** The node's writer does not touch subscribers: it gives each loop that
 /// has subscribers of a batch's streams the batch's events (``handOff(_:)``), and each loop
@@ -31,14 +34,14 @@ final class LoopDrainer: Sendable {
     struct HandOff: Sendable {
         /// Each event with its frame (encoded once for every loop).
         var events: [(event: StreamEvent, frame: ByteBuffer)]
-        /// Whose subscribers they go to.
-        let hub: EventHub
         let metrics: ServerMetrics
         /// Told once this loop has queued them; `nil` when nobody waits.
         let countdown: HandOffCountdown?
     }
 
     private struct State {
+        /// Stream → this loop's connections that follow it.
+        var subscribers: [String: [ObjectIdentifier: ClientConnection]] = [:]
         var handOffs = Deque<HandOff>()
         var waiting = Deque<ClientConnection>()
         /// A task that takes the next hand-offs and chunk is queued on the loop (or running).
@@ -49,24 +52,39 @@ final class LoopDrainer: Sendable {
     let loop: any EventLoop
     private let state = Locked(State())
 
-    private init(loop: any EventLoop) {
+    init(loop: any EventLoop) {
         self.loop = loop
     }
 
-    /// The drainer of every event loop that has had a connection. Each holds its loop, so a
-    /// loop's identifier is never reused for another while its drainer is here; there is one a
-    /// loop of the (process-wide) event loop group, never removed.
-    private static let drainers = Locked<[ObjectIdentifier: LoopDrainer]>([:])
+    // MARK: Subscribers
 
-    /// The drainer of `loop`.
-    static func of(_ loop: any EventLoop) -> LoopDrainer {
-        drainers.withLock { drainers in
-            if let drainer = drainers[ObjectIdentifier(loop)] { return drainer }
-            let drainer = LoopDrainer(loop: loop)
-            drainers[ObjectIdentifier(loop)] = drainer
-            return drainer
+    /// Adds `connection` (of this loop) to the subscribers of `stream`.
+    func add(_ connection: ClientConnection, to stream: String) {
+        state.withLock { $0.subscribers[stream, default: [:]][ObjectIdentifier(connection)] = connection }
+    }
+
+    /// Removes `connection` from the subscribers of `stream`, if it was one.
+    func remove(_ connection: ClientConnection, from stream: String) {
+        state.withLock { state in
+            guard var connections = state.subscribers.removeValue(forKey: stream) else { return }
+            connections[ObjectIdentifier(connection)] = nil
+            if !connections.isEmpty { state.subscribers[stream] = connections }
         }
     }
+
+    /// This loop's subscribers of `stream`.
+    func subscriberCount(_ stream: String) -> Int {
+        state.withLock { $0.subscribers[stream]?.count ?? 0 }
+    }
+
+    /// The indices of the events in `events` whose streams have subscribers on this loop.
+    func followed(_ events: [StreamEvent]) -> [Int] {
+        state.withLock { state in
+            events.indices.filter { state.subscribers[events[$0].stream] != nil }
+        }
+    }
+
+    // MARK: Delivering and writing
 
     /// Queues stored events for this loop's subscribers, after those queued before.
     func handOff(_ handOff: HandOff) {
@@ -90,7 +108,7 @@ final class LoopDrainer: Sendable {
         while let handOff = state.withLock({ $0.handOffs.popFirst() }) {
             var toDrain: [ClientConnection] = []
             for (event, frame) in handOff.events {
-                toDrain += handOff.hub.deliver(event, frame: frame, on: self, metrics: handOff.metrics)
+                toDrain += deliver(event, frame: frame, metrics: handOff.metrics)
             }
             state.withLock { $0.waiting.append(contentsOf: toDrain) }
             handOff.countdown?.signal()
@@ -109,6 +127,24 @@ final class LoopDrainer: Sendable {
             return true
         }
         if more { loop.execute { self.drainChunk() } }
+    }
+
+    /// On the loop: queues `event` on its stream's subscribers here (of its audience, when
+    /// it names one), then ends the subscriptions of those it revokes.
+    /// - Returns: the connections that need a drain.
+    private func deliver(_ event: StreamEvent, frame: ByteBuffer, metrics: ServerMetrics) -> [ClientConnection] {
+        let connections = state.withLock { state in state.subscribers[event.stream].map { Array($0.values) } ?? [] }
+        var toDrain: [ClientConnection] = []
+        var revoked: [ClientConnection] = []
+        var delivered = 0
+        for connection in connections where event.isVisible(to: connection.identity.userId) {
+            delivered += 1
+            if connection.deliver(stream: event.stream, offset: event.offset, frame: frame) { toDrain.append(connection) }
+            if event.revokes?.applies(to: connection.identity.userId) == true { revoked.append(connection) }
+        }
+        metrics.eventsDelivered(delivered)
+        for connection in revoked { connection.endSubscription(event.stream) }
+        return toDrain
     }
 }
 

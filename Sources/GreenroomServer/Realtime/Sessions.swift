@@ -94,12 +94,12 @@ final class Sessions: Sendable {
         let wire = WireHandler(interval: .milliseconds(Int64(configuration.heartbeatInterval * 1000)))
         let connection = ClientConnection(
             id: connections.nextId(), identity: identity, channel: channel, wire: NIOLoopBound(wire, eventLoop: channel.eventLoop),
-            budget: rateLimiter.budget(for: identity), limit: configuration.outboundQueueLimit,
+            drainer: hub.drainer(for: channel.eventLoop), budget: rateLimiter.budget(for: identity), limit: configuration.outboundQueueLimit,
             byteLimit: configuration.outboundQueueBytes, metrics: metrics)
         // The handler lets go of the connection when it is removed, as the socket closes.
         wire.onWritable = { connection.socketWritable() }
         let clientId = roster.clientId(connectionId: connection.id)
-        let caller = Caller(identity: identity, clientId: clientId, session: ConnectionSession(connection: connection, hub: hub))
+        let caller = Caller(identity: identity, clientId: clientId, session: ConnectionSession(connection: connection))
         let queue = CommandQueue(connection: connection, caller: caller, commands: commands, metrics: metrics)
         let remaining = max(identity.expiresAt.timeIntervalSinceNow, 0)
         let expiry = channel.eventLoop.scheduleTask(in: .milliseconds(Int64(remaining * 1000))) {
@@ -126,12 +126,11 @@ final class Sessions: Sendable {
     }
 
     /// After the socket closed: commands still running finish first (their replies are
-    /// dropped; what they stored stays stored), then the connection leaves the hub, its
-    /// presence and its rosters.
+    /// dropped; what they stored stays stored), then the connection's subscriptions end and
+    /// it leaves its presence and its rosters.
     private func end(_ queue: CommandQueue) async {
         let connection = queue.connection
         await queue.close()
-        for stream in connection.subscribedStreams { hub.remove(connection, from: stream) }
         connection.finish()
         await presences.leaveAll(connection, reason: "disconnected")
         await presences.closeRoster(connection)

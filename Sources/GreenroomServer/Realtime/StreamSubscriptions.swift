@@ -12,17 +12,15 @@ final class StreamSubscriptions: Sendable {
     static let replayPage = 64
 
     private let storage: any GreenroomStorage
-    private let hub: EventHub
     private let roster: Roster
     /// The capabilities owning a kind of stream, by that kind.
     private let owners: [StreamKind: any Capability]
     private let metrics: ServerMetrics
     private let logger: Logger
 
-    init(storage: any GreenroomStorage, hub: EventHub, roster: Roster, owners: [StreamKind: any Capability],
+    init(storage: any GreenroomStorage, roster: Roster, owners: [StreamKind: any Capability],
          metrics: ServerMetrics, logger: Logger) {
         self.storage = storage
-        self.hub = hub
         self.roster = roster
         self.owners = owners
         self.metrics = metrics
@@ -48,7 +46,6 @@ final class StreamSubscriptions: Sendable {
         guard connection.beginSubscription(args.stream) else {
             throw GreenroomError(.alreadyExists, "already subscribed to \(args.stream); unsubscribe first")
         }
-        hub.add(connection, to: args.stream)
         var replied = false
         do {
             let info = try await storage.streamInfo(args.stream)
@@ -73,7 +70,6 @@ final class StreamSubscriptions: Sendable {
                 // Paced by the socket: a client that does not read holds one page and a
                 // full queue, until the stall check closes it.
                 guard await connection.sendReplay(try visible.map(EventHub.encode)) else {
-                    hub.remove(connection, from: args.stream)
                     connection.endSubscription(args.stream)
                     return
                 }
@@ -82,7 +78,6 @@ final class StreamSubscriptions: Sendable {
             }
             connection.goLive(args.stream, after: last)
         } catch {
-            hub.remove(connection, from: args.stream)
             connection.endSubscription(args.stream)
             if replied {
                 // The client holds a success reply but the replay broke off: make it
@@ -107,7 +102,6 @@ final class StreamSubscriptions: Sendable {
 
     /// Ends a connection's subscription to `stream`. - Throws: `notFound` when it had none.
     func unsubscribe(_ connection: ClientConnection, from stream: String) throws {
-        hub.remove(connection, from: stream)
         guard connection.endSubscription(stream) else {
             throw GreenroomError(.notFound, "not subscribed to \(stream)")
         }
