@@ -175,4 +175,29 @@ struct LiveEventItemsTests {
             #expect(try await viewerClient.getLiveEvent(id: event.liveEventId).hosts.isEmpty)
         }
     }
+
+    @Test("a live event's events stream gives the changes its delegates are told, the same and in the same order")
+    func eventsStream() async throws {
+        try await withServer { server in
+            let hostClient = try await server.client("host")
+            let viewerClient = try await server.client("viewer")
+            let event = try await hostClient.createLiveEvent(config: LiveEvent.CreateParams())
+            try await event.enterAsHost()
+            try await event.setEventReady()
+            // Attached before the viewer enters: every change it hears comes after.
+            let watching = try await viewerClient.getLiveEvent(id: event.liveEventId)
+            let viewer = await LiveEventRecorder.attached(to: watching)
+            try await watching.enter()
+            try await event.stopVideo()
+            try await event.startEvent()
+            _ = try await event.updateCustomItems(customItems: ["a": "1"])
+            _ = try await event.deleteCustomItems(customItemKeys: ["a"])
+            try await event.updateLiveEventInfo(title: "Renamed")
+            try await event.endEvent()
+            try await viewer.wait("the viewer saw the end") { $0.contains("end") }
+            let seen = await viewer.snapshot
+            #expect(["hostVideoOff:host", "start", "itemsUpdated:a", "itemsDeleted:a", "info", "end"].allSatisfy(seen.contains), "\(seen)")
+            try await viewer.expectEventsStreamMatches()
+        }
+    }
 }

@@ -36,23 +36,30 @@ struct MeetingRosterTests {
             #expect(guest.meetingState == .CONNECTING)
             try await moderatorMeeting.respondToEntry(participantId: "guest", allow: true)
             try await joining.value
-            #expect(await guestRecorder.snapshot.contains("joined"))
+            // The moderator's answer is told before the join completes.
+            let told = await guestRecorder.snapshot
+            let answered = try #require(told.firstIndex(of: "entryResponded:guest:allowed"), "\(told)")
+            #expect(told.firstIndex(of: "joined").map { answered < $0 } == true, "\(told)")
             try await moderator.wait("the guest is in") { $0.calls.contains("participantJoined:guest") }
 
             let otherClient = try await server.client("other", grants: [MeetingGrant.askJoin])
             let other = otherClient.initMeeting(meetingId: "a", participantId: "other", participantName: "Other", micEnabled: false, webcamEnabled: false, mode: .SIGNALLING_ONLY)
+            let otherRecorder = await MeetingRecorder.attached(to: other)
             let refused = Task { await refusal { try await other.join() } }
             try await moderator.wait("the moderator was asked again") { $0.calls.contains("entryRequested:other") }
             #expect(await refusal { try await guest.respondToEntry(participantId: "other", allow: true) } == .moderatorRequired)
             try await moderatorMeeting.respondToEntry(participantId: "other", allow: false)
             #expect(await refused.value == .entryDenied)
             #expect(other.meetingState == .CANCELLED)
+            #expect(await otherRecorder.snapshot.contains("entryResponded:other:denied"))
+            try await otherRecorder.expectEventsStreamMatches()
             #expect(!moderatorMeeting.participants.contains { $0.id == "other" })
 
             #expect(await refusal { try await guest.end() } == .moderatorRequired)
             try await moderatorMeeting.end()
             try await guestRecorder.wait("the guest left with the end") { $0.calls.contains("left") }
             #expect(guest.meetingState == .CLOSED)
+            try await guestRecorder.expectEventsStreamMatches()
             let late = try await server.client("late")
             #expect(await refusal { try await late.initMeeting(meetingId: "a", participantId: "late", participantName: "L", micEnabled: false, webcamEnabled: false).join() } == .meetingEnded)
         }

@@ -39,7 +39,6 @@ public final class ChatChannelController: Sendable {
         var channel: ChatChannel?
         var messages: [ChatMessage] = []
         var pump: EventPump?
-        var observers: [UUID: AsyncStream<ChatEvent>.Continuation] = [:]
         weak var delegate: (any ChatChannelControllerDelegate)?
         /// Sends queued by ``createNewMessage(text:extraData:completion:)``, run one at a
         /// time in call order.
@@ -52,6 +51,8 @@ public final class ChatChannelController: Sendable {
     /// The client it acts through.
     public let client: ChatClient
     let state = Locked(State())
+    /// The streams ``events`` handed out.
+    let changes = ChangeStreams<ChatEvent>()
 
     init(channelId: ChannelId, client: ChatClient) {
         self.channelId = channelId
@@ -59,10 +60,10 @@ public final class ChatChannelController: Sendable {
     }
 
     deinit {
-        let (pump, observers, sends) = state.withLock { ($0.pump, Array($0.observers.values), $0.sends) }
+        let (pump, sends) = state.withLock { ($0.pump, $0.sends) }
         pump?.cancel()
         sends?.finish()
-        for observer in observers { observer.finish() }
+        changes.finish()
     }
 
     /// Queues a send behind the earlier ones, so that messages go out in the order the app
@@ -94,15 +95,7 @@ public final class ChatChannelController: Sendable {
 
     /// The channel's events from now on, in order. Each access makes a new stream; several
     /// may be iterated at once.
-    public var events: AsyncStream<ChatEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ChatEvent.self, bufferingPolicy: .unbounded)
-        let id = UUID()
-        state.withLock { $0.observers[id] = continuation }
-        continuation.onTermination = { [weak self] _ in
-            self?.state.withLock { _ = $0.observers.removeValue(forKey: id) }
-        }
-        return stream
-    }
+    public var events: AsyncStream<ChatEvent> { changes.makeStream() }
 
     /// Loads the channel and its latest messages and starts following its events (members
     /// only). Call it again after joining or accepting an invitation.
@@ -217,7 +210,7 @@ public final class ChatChannelController: Sendable {
     /// Takes an event into the state, then tells the observers and the delegate.
     private func apply(_ event: ChatEvent) async {
         if let message = event.message { merge([message]) }
-        let (channel, observers, delegate) = state.withLock { state -> (ChatChannel?, [AsyncStream<ChatEvent>.Continuation], (any ChatChannelControllerDelegate)?) in
+        let (channel, delegate) = state.withLock { state -> (ChatChannel?, (any ChatChannelControllerDelegate)?) in
             let me = client.currentUserId
             if var channel = state.channel {
                 switch event.type {
@@ -241,9 +234,9 @@ public final class ChatChannelController: Sendable {
                 }
                 state.channel = channel
             }
-            return (state.channel, Array(state.observers.values), state.delegate)
+            return (state.channel, state.delegate)
         }
-        for observer in observers { observer.yield(event) }
+        changes.yield(event)
         let me = client.currentUserId
         if event.type == ChatEventType.channelDeleted || (event.type == ChatEventType.memberLeft && event.member?.userId == me) {
             // The server ends the reader's subscription after this event.

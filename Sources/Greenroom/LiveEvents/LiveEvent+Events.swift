@@ -53,7 +53,7 @@ extension LiveEvent {
     private func startWatchingConnection() {
         guard store.withLock({ $0.watcher == nil }) else { return }
         let watcher = ReconnectWatcher(client, for: self, active: { $0.isEntered }, dropped: { event in
-            await event.notify { $0.didDisconnect(event, error: nil) }
+            await event.notify(.disconnected)
         }, back: { event in
             await event.reenter()
         })
@@ -69,10 +69,10 @@ extension LiveEvent {
             }
             // The old connection's media sessions ended with it: start over.
             await store.withLock({ $0.media })?.start()
-            await notify { $0.didReconnect(self) }
+            await notify(.reconnected)
         } catch {
             await leave()
-            await notify { $0.didExit(self, error: error) }
+            await notify(.exited(error: error))
         }
     }
 
@@ -96,23 +96,23 @@ extension LiveEvent {
             await store.withLock({ $0.media })?.allow(publish: mayPublish, receive: true)
         }
         switch type {
-        case LiveEventEventType.ready: await notify { $0.didLiveEventReady(self) }
-        case LiveEventEventType.started: await notify { $0.didLiveEventStart(self) }
+        case LiveEventEventType.ready: await notify(.ready)
+        case LiveEventEventType.started: await notify(.started)
         case LiveEventEventType.ended:
             await leave()
-            await notify { $0.didLiveEventEnd(self) }
-        case LiveEventEventType.infoUpdated: await notify { $0.didLiveEventInfoUpdate(self) }
+            await notify(.ended)
+        case LiveEventEventType.infoUpdated: await notify(.infoUpdated)
         case LiveEventEventType.participantCountChanged:
-            if let info = event.participantCountInfo { await notify { $0.didParticipantCountChange(self, participantCountInfo: info) } }
+            if let info = event.participantCountInfo { await notify(.participantCountChanged(info)) }
         case LiveEventEventType.customItemsUpdated:
             let items = event.customItems ?? [:], keys = event.keys ?? []
-            await notify { $0.didUpdateCustomItems(self, customItems: items, updatedKeys: keys) }
+            await notify(.customItemsUpdated(customItems: items, updatedKeys: keys))
         case LiveEventEventType.customItemsDeleted:
             let items = event.customItems ?? [:], keys = event.keys ?? []
-            await notify { $0.didDeleteCustomItems(self, customItems: items, deletedKeys: keys) }
+            await notify(.customItemsDeleted(customItems: items, deletedKeys: keys))
         case LiveEventEventType.reactionCountsUpdated:
             for (key, value) in (event.reactionCounts ?? [:]).sorted(by: { $0.key < $1.key }) {
-                await notify { $0.didReactionCountUpdate(self, key: key, value: value) }
+                await notify(.reactionCountUpdated(key: key, value: value))
             }
         default:
             guard let host = event.host else { return }
@@ -122,14 +122,14 @@ extension LiveEvent {
 
     private func notifyHost(_ type: String, _ host: LiveEventHost) async {
         switch type {
-        case LiveEventEventType.hostEntered: await notify { $0.didHostEnter(self, host: host) }
-        case LiveEventEventType.hostExited: await notify { $0.didHostExit(self, host: host) }
-        case LiveEventEventType.hostConnected: await notify { $0.didHostConnect(self, host: host) }
-        case LiveEventEventType.hostDisconnected: await notify { $0.didHostDisconnect(self, host: host) }
-        case LiveEventEventType.hostMutedAudio: await notify { $0.didHostMuteAudioInput(self, host: host) }
-        case LiveEventEventType.hostUnmutedAudio: await notify { $0.didHostUnmuteAudioInput(self, host: host) }
-        case LiveEventEventType.hostStartedVideo: await notify { $0.didHostStartVideo(self, host: host) }
-        case LiveEventEventType.hostStoppedVideo: await notify { $0.didHostStopVideo(self, host: host) }
+        case LiveEventEventType.hostEntered: await notify(.hostEntered(host))
+        case LiveEventEventType.hostExited: await notify(.hostExited(host))
+        case LiveEventEventType.hostConnected: await notify(.hostConnected(host))
+        case LiveEventEventType.hostDisconnected: await notify(.hostDisconnected(host))
+        case LiveEventEventType.hostMutedAudio: await notify(.hostMutedAudioInput(host))
+        case LiveEventEventType.hostUnmutedAudio: await notify(.hostUnmutedAudioInput(host))
+        case LiveEventEventType.hostStartedVideo: await notify(.hostStartedVideo(host))
+        case LiveEventEventType.hostStoppedVideo: await notify(.hostStoppedVideo(host))
         default: break
         }
     }

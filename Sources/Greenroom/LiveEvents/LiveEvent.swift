@@ -90,6 +90,8 @@ public final class LiveEvent: Sendable {
     /// The client this event acts through.
     public let client: GreenroomClient
     let store: Locked<State>
+    /// The streams ``events`` handed out.
+    let changes = ChangeStreams<LiveEventChange>()
 
     init(_ data: LiveEventData, client: GreenroomClient) {
         self.client = client
@@ -100,6 +102,7 @@ public final class LiveEvent: Sendable {
         let (pump, watcher) = store.withLock { ($0.pump, $0.watcher) }
         pump?.cancel()
         watcher?.cancel()
+        changes.finish()
     }
 
     /// Everything the server told about the event, as last heard.
@@ -150,7 +153,17 @@ public final class LiveEvent: Sendable {
     /// Whether the local user is inside (as a participant or a host).
     public var isEntered: Bool { store.withLock { $0.role != nil } }
 
-    // MARK: Delegates
+    // MARK: Being told of changes
+
+    /// The event's changes from now on, in order: the same as the delegates are told, as
+    /// values. Each access makes a new stream; several may be iterated at once.
+    ///
+    /// ```swift
+    /// for await change in liveEvent.events {
+    ///     if case .hostEntered(let host) = change { show(host) }
+    /// }
+    /// ```
+    public var events: AsyncStream<LiveEventChange> { changes.makeStream() }
 
     /// Adds a delegate under `key` (replacing one under the same key). Held weakly.
     public func addDelegate(_ delegate: any LiveEventDelegate, forKey key: String) {
@@ -162,11 +175,12 @@ public final class LiveEvent: Sendable {
         store.withLock { _ = $0.delegates.removeValue(forKey: key) }
     }
 
-    /// Runs `body` for every delegate, on the main actor.
-    func notify(_ body: @escaping @MainActor @Sendable (any LiveEventDelegate) -> Void) async {
+    /// Tells `change` to the streams of ``events``, then to every delegate on the main actor.
+    func notify(_ change: LiveEventChange) async {
+        changes.yield(change)
         let delegates = store.withLock { $0.delegates.values.compactMap(\.delegate) }
         guard !delegates.isEmpty else { return }
-        await MainActor.run { for delegate in delegates { body(delegate) } }
+        await MainActor.run { for delegate in delegates { delegate.tell(change, of: self) } }
     }
 
     /// Adopts the server's view, keeping the counts announced by count events when the

@@ -11,8 +11,17 @@ extension Meeting {
         var announcedWait = false
         while true {
             let args = joinArgs.withLock { $0 }
-            result = try await client.send(MeetingOperation.join, args: args)
-            if result.status == .joined { break }
+            do {
+                result = try await client.send(MeetingOperation.join, args: args)
+            } catch let error as GreenroomError where announcedWait && error.is(.entryDenied) {
+                await notify(.entryResponded(participantId: args.participantId, decision: "denied"))
+                throw error
+            }
+            if result.status == .joined {
+                // Asked and let in: a moderator's answer, as the server's `meeting.entryResponded` says.
+                if announcedWait { await notify(.entryResponded(participantId: args.participantId, decision: "allowed")) }
+                break
+            }
             if !announcedWait {
                 announcedWait = true
                 await setMeetingState(.CONNECTING)
@@ -31,7 +40,7 @@ extension Meeting {
         }
         state.withLock { $0.joined = true }
         await setMeetingState(.CONNECTED)
-        if resuming { await notify { $0.onMeetingStateChanged(meetingState: .CONNECTED) } }
+        if resuming { await notify(.meetingStateChanged(.CONNECTED)) }
     }
 
     /// Takes in the meeting's participants and pins.
@@ -70,9 +79,9 @@ extension Meeting {
         let before = state.withLock { $0.remote }
         adopt(meeting, clientId: nil)
         let after = state.withLock { state in state.order.compactMap { state.remote[$0] } }
-        for participant in after where before[participant.id] == nil { await notify { $0.onParticipantJoined(participant) } }
+        for participant in after where before[participant.id] == nil { await notify(.participantJoined(participant)) }
         let listed = Set(after.map(\.id))
-        for (id, participant) in before where !listed.contains(id) { await notify { $0.onParticipantLeft(participant) } }
+        for (id, participant) in before where !listed.contains(id) { await notify(.participantLeft(participant)) }
     }
 
     /// Follows the meeting's stream. A gap it could not replay needs nothing more here: after
@@ -121,7 +130,7 @@ extension Meeting {
                 await meeting.stopFollowing()
                 await meeting.setMeetingState(.CLOSED)
                 await meeting.report(error)
-                await meeting.notify { $0.onMeetingLeft() }
+                await meeting.notify(.meetingLeft)
             }
         })
         state.withLock { $0.watcher = watcher }
@@ -151,14 +160,14 @@ extension Meeting {
                 state.order.append(data.participantId)
                 return (created, true)
             }
-            if fresh { await notify { $0.onParticipantJoined(participant) } }
+            if fresh { await notify(.participantJoined(participant)) }
         case MeetingEventType.participantLeft:
             guard let id = event.participantId, id != me else { return }
             let gone = state.withLock { state -> Participant? in
                 state.order.removeAll { $0 == id }
                 return state.remote.removeValue(forKey: id)
             }
-            if let gone { await notify { $0.onParticipantLeft(gone) } }
+            if let gone { await notify(.participantLeft(gone)) }
         case MeetingEventType.modeChanged:
             guard let id = event.participantId, let mode = event.mode else { return }
             participant(id)?.update { $0.mode = mode }
@@ -166,23 +175,23 @@ extension Meeting {
                 await state.withLock({ $0.media })?.modeChanged(mode)
                 await reread()
             }
-            await notify { $0.onParticipantModeChanged(participantId: id, mode: mode) }
+            await notify(.participantModeChanged(participantId: id, mode: mode))
         case MeetingEventType.streamEnabled, MeetingEventType.streamDisabled:
             guard let id = event.participantId, let kind = event.kind else { return }
             await participant(id)?.streamChanged(kind, on: event.type == MeetingEventType.streamEnabled)
         case MeetingEventType.participantCountChanged:
             guard let count = event.count else { return }
             state.withLock { $0.participantCount = count }
-            await notify { $0.onParticipantCountChanged(count: count) }
+            await notify(.participantCountChanged(count))
         case MeetingEventType.pinStateChanged:
             guard let id = event.participantId, let pins = event.pinState else { return }
             participant(id)?.setPinState(pins)
             let type: PinType? = pins.cam && pins.share ? .SHARE_AND_CAM : pins.cam ? .CAM : pins.share ? .SHARE : nil
-            await notify { $0.onPinStateChanged(participantId: id, pinType: type) }
+            await notify(.pinStateChanged(participantId: id, pinType: type))
         case MeetingEventType.entryRequested:
             guard let id = event.participantId else { return }
             let name = event.reason ?? id
-            await notify { $0.onEntryRequested(participantId: id, name: name) }
+            await notify(.entryRequested(participantId: id, name: name))
         case MeetingEventType.pubsubMessage:
             if let message = event.message { await pubsub.deliver(message) }
         case MeetingEventType.livestreamStateChanged:
@@ -191,7 +200,7 @@ extension Meeting {
                 defer { state.livestream = info }
                 return state.livestream?.status != info.status
             }
-            if changed { await notify { $0.onLivestreamStateChanged(state: info.status) } }
+            if changed { await notify(.livestreamStateChanged(info.status)) }
         case MeetingEventType.ended:
             // The room went with the meeting: the engine's connections and tracks stop too.
             let media = state.withLock { state -> MediaSession? in
@@ -201,7 +210,7 @@ extension Meeting {
             await media?.roomEnded()
             await stopFollowing()
             await setMeetingState(.CLOSED)
-            await notify { $0.onMeetingLeft() }
+            await notify(.meetingLeft)
         default:
             break
         }
@@ -223,7 +232,7 @@ extension Meeting {
             return .some(now)
         }
         guard let speaker else { return }
-        await notify { $0.onSpeakerChanged(participantId: speaker) }
+        await notify(.speakerChanged(participantId: speaker))
     }
 
     private func participant(_ id: String) -> Participant? {
@@ -234,7 +243,7 @@ extension Meeting {
     private func putOut(_ error: GreenroomError) async {
         await stopFollowing()
         await setMeetingState(.CLOSED)
-        await notify { $0.onError(error: error) }
-        await notify { $0.onMeetingLeft() }
+        await notify(.error(error))
+        await notify(.meetingLeft)
     }
 }

@@ -43,6 +43,8 @@ public final class Meeting: Sendable {
     /// Publishing and subscribing to topics.
     public let pubsub: PubSub
     let state = Locked(State())
+    /// The streams ``events`` handed out.
+    let changes = ChangeStreams<MeetingChange>()
 
     init(client: GreenroomClient, args: MeetingJoinArgs) {
         self.id = args.meetingId
@@ -56,6 +58,7 @@ public final class Meeting: Sendable {
         let (pump, watcher) = state.withLock { ($0.pump, $0.watcher) }
         pump?.cancel()
         watcher?.cancel()
+        changes.finish()
     }
 
     /// The local participant (its state before joining is what `initMeeting` was given).
@@ -96,7 +99,17 @@ public final class Meeting: Sendable {
     /// The local connection's state; `nil` before joining.
     public var meetingState: MeetingState? { state.withLock { $0.meetingState } }
 
-    // MARK: Listeners
+    // MARK: Being told of changes
+
+    /// The meeting's changes from now on, in order: the same as the listeners are told, as
+    /// values. Each access makes a new stream; several may be iterated at once.
+    ///
+    /// ```swift
+    /// for await change in meeting.events {
+    ///     if case .participantJoined(let participant) = change { show(participant) }
+    /// }
+    /// ```
+    public var events: AsyncStream<MeetingChange> { changes.makeStream() }
 
     /// Adds a listener of the meeting's events. Held weakly.
     public func addEventListener(_ listener: any MeetingEventListener) {
@@ -108,10 +121,12 @@ public final class Meeting: Sendable {
         state.withLock { _ = $0.listeners.removeValue(forKey: ObjectIdentifier(listener)) }
     }
 
-    func notify(_ body: @escaping @MainActor @Sendable (any MeetingEventListener) -> Void) async {
+    /// Tells `change` to the streams of ``events``, then to every listener on the main actor.
+    func notify(_ change: MeetingChange) async {
+        changes.yield(change)
         let listeners = state.withLock { $0.listeners.values.compactMap { $0.get((any MeetingEventListener).self) } }
         guard !listeners.isEmpty else { return }
-        await MainActor.run { for listener in listeners { body(listener) } }
+        await MainActor.run { for listener in listeners { listener.tell(change) } }
     }
 
     func setMeetingState(_ new: MeetingState) async {
@@ -120,12 +135,12 @@ public final class Meeting: Sendable {
             state.meetingState = new
             return true
         }
-        if changed { await notify { $0.onMeetingStateChanged(meetingState: new) } }
+        if changed { await notify(.meetingStateChanged(new)) }
     }
 
     func report(_ error: any Error) async {
         let failure = (error as? GreenroomError) ?? GreenroomError(.internalError, "\(error)")
-        await notify { $0.onError(error: failure) }
+        await notify(.error(failure))
     }
 
     // MARK: Calls
@@ -142,7 +157,7 @@ public final class Meeting: Sendable {
             throw error
         }
         startWatchingConnection()
-        await notify { $0.onMeetingJoined() }
+        await notify(.meetingJoined)
     }
 
     /// Leaves the meeting.
@@ -152,7 +167,7 @@ public final class Meeting: Sendable {
         await state.withLock({ $0.media })?.stop()
         await stopFollowing()
         await setMeetingState(.CLOSED)
-        await notify { $0.onMeetingLeft() }
+        await notify(.meetingLeft)
     }
 
     /// Ends the meeting for everyone (moderators only).

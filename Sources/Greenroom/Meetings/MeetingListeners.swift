@@ -37,7 +37,9 @@ public protocol MeetingEventListener: AnyObject, Sendable {
     func onParticipantModeChanged(participantId: String, mode: Mode)
     /// Someone asks to join (moderators only); answer with ``Meeting/respondToEntry(participantId:allow:)``.
     func onEntryRequested(participantId: String, name: String)
-    /// A moderator answered the local participant's request to join.
+    /// A moderator answered the local participant's request to join (a token with
+    /// `ask_join`): `decision` is `allowed` (the join then completes) or `denied` (it then
+    /// throws `entryDenied`).
     func onEntryResponded(participantId: String, decision: String)
     /// The active speaker changed, by the audio levels the media server measures (the one
     /// who started talking last among those talking); `nil` when nobody talks.

@@ -17,7 +17,6 @@ public final class VideoPlaylist: Sendable {
         var hasMore = true
         var totalCount = 0
         var follower: Task<Void, Never>?
-        var changes: [UUID: AsyncStream<Void>.Continuation] = [:]
     }
 
     /// The session the playlist reads through.
@@ -33,6 +32,8 @@ public final class VideoPlaylist: Sendable {
     /// Videos per page.
     public let pageSize: Int
     private let state = Locked(State())
+    /// The streams ``changes`` handed out: a reader that lags is told once that something changed.
+    private let signals = ChangeStreams<Void>(bufferingPolicy: .bufferingNewest(1))
 
     /// Makes a playlist and starts following the feed.
     public init(session: VideoSession, owner: String? = nil, status: VideoStatus? = nil, tag: String? = nil, oldestFirst: Bool = false, pageSize: Int = 20) {
@@ -65,13 +66,7 @@ public final class VideoPlaylist: Sendable {
     public func videoAt(_ index: Int) -> Video? { state.withLock { $0.videos.indices.contains(index) ? $0.videos[index] : nil } }
 
     /// A signal each time the playlist changed (a page loaded, a notification applied).
-    public var changes: AsyncStream<Void> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id = UUID()
-        state.withLock { $0.changes[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.changes.removeValue(forKey: id) } }
-        return stream
-    }
+    public var changes: AsyncStream<Void> { signals.makeStream() }
 
     /// Loads the next page (nothing after the last).
     public func loadNextVideos() async throws {
@@ -134,6 +129,6 @@ public final class VideoPlaylist: Sendable {
     }
 
     private func signal() {
-        for continuation in state.withLock({ Array($0.changes.values) }) { continuation.yield() }
+        signals.yield(())
     }
 }

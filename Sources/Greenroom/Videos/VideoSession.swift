@@ -63,7 +63,6 @@ public final class VideoSession: Sendable {
     struct State {
         var pump: EventPump?
         var watcher: Task<Void, Never>?
-        var observers: [UUID: AsyncStream<VideoEvent>.Continuation] = [:]
         var state: VideoSessionState = .disconnected
     }
 
@@ -72,6 +71,8 @@ public final class VideoSession: Sendable {
     /// Where notifications are posted (`.default` unless given).
     public let notificationCenter: NotificationCenter
     let state = Locked(State())
+    /// The streams ``events`` handed out.
+    let changes = ChangeStreams<VideoEvent>()
 
     /// Makes a session for the server at `serverURL`.
     public convenience init(serverURL: URL) {
@@ -88,13 +89,7 @@ public final class VideoSession: Sendable {
     public var sessionState: VideoSessionState { state.withLock { $0.state } }
 
     /// The feed's events from now on. Each access makes a new stream.
-    public var events: AsyncStream<VideoEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: VideoEvent.self, bufferingPolicy: .unbounded)
-        let id = UUID()
-        state.withLock { $0.observers[id] = continuation }
-        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.observers.removeValue(forKey: id) } }
-        return stream
-    }
+    public var events: AsyncStream<VideoEvent> { changes.makeStream() }
 
     /// Starts the session: connects with `token` and follows the feed (needs `videos.read`).
     public func start(token: String, tokenProvider: TokenProvider? = nil) async throws {
@@ -176,7 +171,7 @@ public final class VideoSession: Sendable {
         default:
             return
         }
-        for observer in state.withLock({ Array($0.observers.values) }) { observer.yield(videoEvent) }
+        changes.yield(videoEvent)
     }
 
     // MARK: REST

@@ -6,6 +6,8 @@ import Testing
 @MainActor
 final class LiveEventRecorder: LiveEventDelegate {
     var calls: [String] = []
+    /// The changes ``LiveEvent/events`` gave, written as ``calls`` are.
+    var streamed: [String] = []
     var customItems: [[String: String]] = []
     var counts: [ParticipantCountInfo] = []
 
@@ -46,8 +48,20 @@ extension LiveEventRecorder {
     /// A recorder added to `liveEvent` under the key `test`.
     nonisolated static func attached(to liveEvent: LiveEvent) async -> LiveEventRecorder {
         let recorder = LiveEventRecorder()
+        let changes = liveEvent.events
+        Task { @MainActor in
+            for await change in changes { recorder.streamed.append(change.recorded) }
+        }
         liveEvent.addDelegate(recorder, forKey: "test")
         return recorder
+    }
+
+    /// Waits until ``LiveEvent/events`` has given the same changes, in the same order, as
+    /// the delegate was told (for a recorder attached before anything happened to the event).
+    nonisolated func expectEventsStreamMatches() async throws {
+        try await eventually("the events stream tells what the delegate was told") {
+            await MainActor.run { !self.calls.isEmpty && self.streamed == self.calls }
+        }
     }
 
     /// Waits until the recorder's calls satisfy `condition`.
@@ -56,4 +70,31 @@ extension LiveEventRecorder {
     }
 
     nonisolated var snapshot: [String] { get async { await MainActor.run { calls } } }
+}
+
+extension LiveEventChange {
+    /// The change written as ``LiveEventRecorder`` writes the delegate call that tells it.
+    var recorded: String {
+        switch self {
+        case .hostEntered(let host): "hostEnter:\(host.userId)"
+        case .hostExited(let host): "hostExit:\(host.userId)"
+        case .hostConnected(let host): "hostConnect:\(host.userId)"
+        case .hostDisconnected(let host): "hostDisconnect:\(host.userId)"
+        case .hostMutedAudioInput(let host): "hostMute:\(host.userId)"
+        case .hostUnmutedAudioInput(let host): "hostUnmute:\(host.userId)"
+        case .hostStartedVideo(let host): "hostVideoOn:\(host.userId)"
+        case .hostStoppedVideo(let host): "hostVideoOff:\(host.userId)"
+        case .participantCountChanged: "count"
+        case .ready: "ready"
+        case .started: "start"
+        case .ended: "end"
+        case .infoUpdated: "info"
+        case .exited: "exit"
+        case .disconnected: "disconnect"
+        case .reconnected: "reconnect"
+        case .customItemsUpdated(_, let keys): "itemsUpdated:\(keys.joined(separator: ","))"
+        case .customItemsDeleted(_, let keys): "itemsDeleted:\(keys.joined(separator: ","))"
+        case .reactionCountUpdated(let key, let value): "reaction:\(key)=\(value)"
+        }
+    }
 }

@@ -6,6 +6,8 @@ import Testing
 @MainActor
 final class MeetingRecorder: MeetingEventListener, PubSubMessageListener, ParticipantEventListener {
     var calls: [String] = []
+    /// The changes ``Meeting/events`` gave, written as ``calls`` are.
+    var streamed: [String] = []
     var messages: [Greenroom.PubSubMessage] = []
     var errors: [GreenroomError] = []
     /// Pins a participant that changes to `SEND_AND_RECV`, as the seed's host screen does.
@@ -28,6 +30,7 @@ final class MeetingRecorder: MeetingEventListener, PubSubMessageListener, Partic
         if participant.mode == .SEND_AND_RECV { participant.pin() } else { participant.unpin() }
     }
     func onEntryRequested(participantId: String, name: String) { calls.append("entryRequested:\(participantId)") }
+    func onEntryResponded(participantId: String, decision: String) { calls.append("entryResponded:\(participantId):\(decision)") }
     func onMessageReceived(_ message: Greenroom.PubSubMessage) { messages.append(message) }
     func onSpeakerChanged(participantId: String?) { calls.append("speaker:\(participantId ?? "none")") }
     func onLivestreamStateChanged(state: LivestreamStatus) { calls.append("livestream:\(state.rawValue)") }
@@ -47,8 +50,22 @@ extension MeetingRecorder {
             recorder.meeting = meeting
             return recorder
         }
+        let changes = meeting.events
+        Task { @MainActor in
+            for await change in changes { recorder.streamed.append(change.recorded) }
+        }
         meeting.addEventListener(recorder)
         return recorder
+    }
+
+    /// Waits until ``Meeting/events`` has given the same changes, in the same order, as the
+    /// meeting's listener was told (participants' stream calls aside), for a recorder
+    /// attached before the meeting was joined.
+    nonisolated func expectEventsStreamMatches() async throws {
+        try await wait("the events stream tells what the listener was told") { recorder in
+            let told = recorder.calls.filter { !$0.hasPrefix("on:") && !$0.hasPrefix("off:") }
+            return !told.isEmpty && recorder.streamed == told
+        }
     }
 
     /// Waits until `condition` holds for the recorder.
@@ -70,5 +87,26 @@ extension TestServer {
         let recorder = await MeetingRecorder.attached(to: joined)
         try await joined.join()
         return (client, joined, recorder)
+    }
+}
+
+extension MeetingChange {
+    /// The change written as ``MeetingRecorder`` writes the listener call that tells it.
+    var recorded: String {
+        switch self {
+        case .meetingJoined: "joined"
+        case .meetingLeft: "left"
+        case .participantJoined(let participant): "participantJoined:\(participant.id)"
+        case .participantLeft(let participant): "participantLeft:\(participant.id)"
+        case .meetingStateChanged(let state): "state:\(state.rawValue)"
+        case .error(let error): "error:\(error.name)"
+        case .pinStateChanged(let id, let type): "pin:\(id):\(type?.rawValue ?? "none")"
+        case .participantModeChanged(let id, let mode): "mode:\(id):\(mode.rawValue)"
+        case .entryRequested(let id, _): "entryRequested:\(id)"
+        case .entryResponded(let id, let decision): "entryResponded:\(id):\(decision)"
+        case .speakerChanged(let id): "speaker:\(id ?? "none")"
+        case .livestreamStateChanged(let state): "livestream:\(state.rawValue)"
+        case .participantCountChanged(let count): "count:\(count)"
+        }
     }
 }
