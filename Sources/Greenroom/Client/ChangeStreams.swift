@@ -26,9 +26,6 @@ final class ChangeStreams<Element: Sendable>: Sendable {
         return stream
     }
 
-    /// Whether any stream is out (so a change need not be made for nobody).
-    var isObserved: Bool { continuations.withLock { !$0.isEmpty } }
-
     /// Hands `change` to every stream.
     func yield(_ change: Element) {
         for continuation in continuations.withLock({ Array($0.values) }) { continuation.yield(change) }
