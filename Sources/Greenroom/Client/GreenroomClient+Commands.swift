@@ -58,7 +58,7 @@ extension GreenroomClient {
             command?.continuation.resume(throwing: GreenroomError(.timeout, "no reply to \(op) within \(timeout)"))
         }
         defer { timer.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
+        let reply = try await withCheckedThrowingContinuation { continuation in
             state.withLock { $0.pending[id] = PendingCommand(continuation: continuation, onReply: onReply) }
             Task {
                 do {
@@ -69,6 +69,10 @@ extension GreenroomClient {
                 }
             }
         }
+        // Parsed on the connection's event loop, which took the command out of `pending`
+        // under this lock before resuming: ordered for ThreadSanitizer too (see `Locked.synchronize`).
+        state.synchronize()
+        return reply
     }
 
     /// Subscribes to `stream`, resuming after `since` when given.

@@ -171,6 +171,9 @@ final class JanusGateway: Service, Sendable {
             }
             if text == nil { continuation.resume(throwing: Self.unavailable) }
         }
+        // Parsed by the receiving task, which took the request out of `pending` under this
+        // lock before resuming: ordered for ThreadSanitizer too (see `Locked.synchronize`).
+        state.synchronize()
         if answer["janus"]?.stringValue == "error" {
             throw JanusError(code: Int(answer["error"]?["code"]?.numberValue ?? 0), reason: answer["error"]?["reason"]?.stringValue ?? "unknown")
         }
