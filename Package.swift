@@ -55,10 +55,28 @@ let package = Package(
             name: "GreenroomStorage",
             dependencies: [
                 "GreenroomProtocol",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The embedded backend: one SQLite file, its writes on a thread of their own.
+        .target(
+            name: "GreenroomSQLite",
+            dependencies: [
+                "GreenroomStorage",
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        // The backend for many nodes: PostgreSQL, and LISTEN/NOTIFY between the nodes.
+        .target(
+            name: "GreenroomPostgres",
+            dependencies: [
+                "GreenroomStorage",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -68,6 +86,8 @@ let package = Package(
             dependencies: [
                 "GreenroomProtocol",
                 "GreenroomStorage",
+                "GreenroomSQLite",
+                "GreenroomPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,2 +1,4 @@
 @_exported import GreenroomProtocol
 @_exported import GreenroomStorage
+@_exported import GreenroomSQLite
+@_exported import GreenroomPostgres

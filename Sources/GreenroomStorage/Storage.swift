@@ -41,6 +41,13 @@ public struct StreamInfo: Sendable, Hashable {
     public var head: UInt64
     /// The highest offset removed by retention (0 when none): events after it are held.
     public var trimmed: UInt64
+
+    /// A stream's state as a backend read it.
+    package init(epoch: String, head: UInt64, trimmed: UInt64) {
+        self.epoch = epoch
+        self.head = head
+        self.trimmed = trimmed
+    }
 }
 
 /// Everything Greenroom keeps, behind one protocol with an embedded implementation (SQLite)

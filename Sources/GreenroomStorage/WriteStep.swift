@@ -69,6 +69,9 @@ package final class BatchState: Sendable {
 
     private let state = Locked(State())
 
+    /// An empty state, for one batch.
+    package init() {}
+
     package func snapshot() -> Snapshot { Snapshot(state: state.withLock { $0 }) }
     package func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
 
@@ -165,7 +168,9 @@ package final class BatchState: Sendable {
 
 /// The database aborted the transaction to break a deadlock or a serialization conflict
 /// with another node: the whole batch is run again.
-package struct StorageRaceLost: Error {}
+package struct StorageRaceLost: Error {
+    package init() {}
+}
 
 /// A value a step hands back to whoever queued it.
 package final class StepResult<Value: Sendable>: Sendable {

@@ -216,6 +216,7 @@ struct StorageConformanceTests {
         try await withStorage(backend, migrate: false) { storage, database in
             #expect(try await storage.schemaVersion() == 0)
             let latest = storage.latestSchemaVersion
+            #expect(latest == SQLiteStorage.migrations.count, "every backend numbers its versions as the embedded schema does")
             // Version 4, the last before events kept their audience beside them, with data
             // in it, then upgraded through every later version.
             let earlier = 4

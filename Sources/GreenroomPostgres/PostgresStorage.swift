@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 import NIOCore
 import PostgresNIO

@@ -1,4 +1,5 @@
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 
 /// Copies SQLite's write-ahead log back into the database file on a connection and thread

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 
 /// The embedded storage: one SQLite file in WAL mode, one writer connection (every write

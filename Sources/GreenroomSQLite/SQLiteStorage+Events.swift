@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 extension SQLiteStorage {
     package static func newEpoch() -> String { RandomHex.string(bytes: 4) }

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 extension SQLiteStorage {
     package static let userColumns = "id, nickname, profile_url, extra_data, created_at, updated_at"

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import PostgresNIO
 
 /// A write transaction on one pooled PostgreSQL connection; single records it reads are

@@ -1,4 +1,5 @@
 import Foundation
+import GreenroomStorage
 import Logging
 
 #if canImport(Glibc)

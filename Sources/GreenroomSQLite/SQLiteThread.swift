@@ -1,3 +1,4 @@
+import GreenroomStorage
 import NIOPosix
 
 /// A thread of its own for one SQLite connection, usable as a task executor: work that

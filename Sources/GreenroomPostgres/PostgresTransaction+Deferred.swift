@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import PostgresNIO
 
 /// What a PostgreSQL write transaction holds back until it has to send it.

@@ -1,3 +1,4 @@
+import GreenroomStorage
 import Logging
 import PostgresNIO
 

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 extension SQLiteStorage {
     package static let presenceColumns = "stream, client_id, user_id, data, joined_at, expires_at, node"

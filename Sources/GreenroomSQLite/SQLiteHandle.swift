@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 // The SQLite library sqlite-nio builds and uses (its C target, which its SQLiteNIO module
 // imports publicly): one SQLite library in the process, so every connection to a file
 // shares the same POSIX locks. Its functions carry sqlite-nio's `sqlite_nio_` prefix.

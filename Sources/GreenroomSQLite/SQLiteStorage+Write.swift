@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 extension SQLiteStorage {
     /// The writer connection's own thread: the node's writer runs there, so that a batch's
