@@ -29,7 +29,9 @@ struct DomainRuleTests {
                                 roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics,
                                 media: media, mediaBackend: .none,
                                 livestreams: LivestreamEngine(media: media, events: events, ffmpeg: nil, root: FileManager.default.temporaryDirectory,
-                                                              limit: 0, nodeId: "n1", logger: .init(label: "test")))
+                                                              limit: 0, nodeId: "n1", logger: .init(label: "test")),
+                                deliveries: OutboxDispatcher(storage: storage, events: events, policy: configuration.webhooks.deliveryPolicy,
+                                                             logger: .init(label: "test")))
         }
 
         deinit { writer.cancel() }

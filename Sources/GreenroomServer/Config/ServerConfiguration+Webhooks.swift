@@ -83,3 +83,10 @@ public struct WebhookSettings: Sendable, Hashable {
         }
     }
 }
+
+extension WebhookSettings {
+    /// How the outbox retries every destination's jobs (webhooks' and APNs').
+    var deliveryPolicy: OutboxPolicy {
+        OutboxPolicy(timeout: timeout, maxAttempts: maxAttempts, retryBase: retryBase, retryCap: retryCap, concurrency: concurrency)
+    }
+}

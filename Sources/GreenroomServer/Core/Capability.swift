@@ -62,6 +62,8 @@ struct CoreServices: Sendable {
     let mediaBackend: MediaBackend
     /// The HLS livestreams of meetings and live events that this node runs.
     let livestreams: LivestreamEngine
+    /// Delivers the outbox's jobs: a capability adds the destinations it keeps.
+    let deliveries: OutboxDispatcher
     /// What each capability removes of a user deleted, in the deletion's transaction.
     let userDeletion = UserDeletionHooks()
 }

@@ -44,6 +44,8 @@ final class ServerCore: Sendable {
     let commands: CommandRouter
     /// Each user's budget of commands and requests on this node.
     let rateLimiter: RateLimiter
+    /// Delivers the outbox's jobs to the capabilities' destinations.
+    let deliveries: OutboxDispatcher
 
     /// The capabilities this server offers: the one list to change when adding one.
     static func makeCapabilities(_ core: CoreServices) -> [any Capability] {
@@ -68,9 +70,8 @@ final class ServerCore: Sendable {
         let metrics = ServerMetrics()
         let hub = EventHub()
         let broker = backend.makeBroker(hub, metrics, logger)
-        let outbox = Outbox(pushTypes: configuration.push.isEnabled ? PushSender.types : [])
         let events = EventLog(storage: storage, broker: broker, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger,
-                              outbox: outbox, queueLimit: configuration.writeQueueLimit,
+                              queueLimit: configuration.writeQueueLimit,
                               queueWait: .milliseconds(Int64(configuration.writeQueueWait * 1000)))
         let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         let connections = ConnectionRegistry()
@@ -102,9 +103,11 @@ final class ServerCore: Sendable {
             root: URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("livestreams", isDirectory: true),
             limit: configuration.livestreamLimit, nodeId: nodeId, logger: logger)
         self.livestreams = livestreams
+        let deliveries = OutboxDispatcher(storage: storage, events: events, policy: configuration.webhooks.deliveryPolicy, logger: logger)
+        self.deliveries = deliveries
         let services = CoreServices(
             configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics,
-            media: media, mediaBackend: mediaBackend, livestreams: livestreams)
+            media: media, mediaBackend: mediaBackend, livestreams: livestreams, deliveries: deliveries)
         let capabilities = Self.makeCapabilities(services)
         self.capabilities = capabilities
         let owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
@@ -131,8 +134,9 @@ final class ServerCore: Sendable {
             commands: commands)
     }
 
-    /// The background work of the capabilities, run with the server's services.
-    var capabilityServices: [any Service] { capabilities.flatMap(\.services) }
+    /// The background work of the capabilities and the outbox's deliveries, run with the
+    /// server's services.
+    var capabilityServices: [any Service] { [deliveries] + capabilities.flatMap(\.services) }
 
     /// Disconnects this node's clients (of one user, or all): with `code`, politely (a close
     /// frame that tells the client what to do); without, by cutting the socket. Returns how many.

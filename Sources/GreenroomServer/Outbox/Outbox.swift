@@ -2,43 +2,40 @@ import Foundation
 import GreenroomProtocol
 import Synchronization
 
-/// The webhook outbox: every event a transaction appends that an endpoint wants gets its
+/// The outbox: every event a transaction appends that a destination wants gets its
 /// delivery job written in that same transaction, so an event is never stored without its
 /// deliveries, nor a delivery queued for an event that was rolled back.
 ///
-/// It knows the endpoints from a cache: a change on this node applies at once, one made on
-/// another node within ``refreshInterval`` (the dispatcher reloads it).
+/// It knows which destinations want which events from routes their owners set (the app's
+/// webhook endpoints, APNs): a change on this node applies at once, one made on another node
+/// within ``refreshInterval`` (the dispatcher has the owners reload them).
 final class Outbox: Sendable {
-    private let endpoints = Locked<[WebhookEndpointRecord]>([])
-    /// Whether any endpoint exists: one atomic load on the write path otherwise.
+    /// The routes by owner, and all of them in one list for the write path.
+    private let routes = Locked<(byOwner: [String: [OutboxRoute]], all: [OutboxRoute])>(([:], []))
+    /// Whether any route exists: one atomic load on the write path otherwise.
     private let active = Atomic<Bool>(false)
     /// Set when a transaction queued jobs; the writer wakes the dispatcher after its commit.
     private let queued = Atomic<Bool>(false)
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
-    /// How often endpoints are reloaded from storage (changes made on other nodes).
+    /// How often destinations are reloaded from storage (changes made on other nodes).
     static let refreshInterval: TimeInterval = 1
 
-    /// The event types that push notifications (``PushSender``); none when push is not set up.
-    let pushTypes: Set<String>
-
-    /// - Parameter pushTypes: the event types a push is queued for.
-    init(pushTypes: Set<String> = []) {
-        self.pushTypes = pushTypes
-        active.store(!pushTypes.isEmpty, ordering: .relaxed)
+    init() {
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
-    /// Replaces the cached endpoints.
-    func setEndpoints(_ records: [WebhookEndpointRecord]) {
-        endpoints.withLock { $0 = records }
-        active.store(!records.isEmpty || !pushTypes.isEmpty, ordering: .releasing)
+    /// Replaces the routes `owner` set (each owner, webhooks or push, keeps its own).
+    func setRoutes(_ routes: [OutboxRoute], of owner: String) {
+        let any = self.routes.withLock { current in
+            current.byOwner[owner] = routes.isEmpty ? nil : routes
+            current.all = current.byOwner.values.flatMap { $0 }
+            return !current.all.isEmpty
+        }
+        active.store(any, ordering: .releasing)
     }
 
-    /// The cached endpoints.
-    var current: [WebhookEndpointRecord] { endpoints.withLock { $0 } }
-
-    /// `transaction`, wrapped to queue deliveries when any endpoint exists.
+    /// `transaction`, wrapped to queue deliveries when any route exists.
     func wrap(_ transaction: any StorageTransaction) -> any StorageTransaction {
         guard active.load(ordering: .acquiring) else { return transaction }
         return InterceptingTransaction(inner: transaction) { appends, inner in
@@ -48,17 +45,13 @@ final class Outbox: Sendable {
         }
     }
 
-    /// The jobs for freshly stored events: one per endpoint that wants it, and a push to fan
-    /// out to its recipients' devices when it is a type that pushes.
+    /// The jobs for freshly stored events: one per destination whose route wants it.
     func jobs(for outcomes: [AppendOutcome]) -> [OutboxJobRecord] {
-        let endpoints = current
+        let routes = routes.withLock(\.all)
         var jobs: [OutboxJobRecord] = []
         for outcome in outcomes where !outcome.duplicate {
-            for endpoint in endpoints where endpoint.receives(outcome.event.type) {
-                jobs.append(OutboxJobRecord(endpointId: endpoint.id, event: outcome.event, dueAt: outcome.event.at))
-            }
-            if pushTypes.contains(outcome.event.type) {
-                jobs.append(OutboxJobRecord(endpointId: PushSender.destinationId, event: outcome.event, dueAt: outcome.event.at))
+            for route in routes where route.wants(outcome.event.type) {
+                jobs.append(OutboxJobRecord(destinationId: route.destinationId, event: outcome.event, dueAt: outcome.event.at))
             }
         }
         if !jobs.isEmpty { queued.store(true, ordering: .relaxed) }
@@ -78,4 +71,12 @@ final class Outbox: Sendable {
 
     /// Ends the wake-ups.
     func finish() { wakeContinuation.finish() }
+}
+
+/// Which events one destination gets a job for.
+struct OutboxRoute: Sendable {
+    /// The destination (``OutboxDestination/id``).
+    let destinationId: String
+    /// Whether an event of the type goes to it.
+    let wants: @Sendable (_ type: String) -> Bool
 }

@@ -14,40 +14,42 @@ import Synchronization
 /// answer. Two nodes never send the same job at once; a job is sent twice only when a node
 /// dies between sending it and recording the answer, and then with the same id.
 final class OutboxDispatcher: Service, Sendable {
-    private let service: WebhookService
     private let storage: any GreenroomStorage
     private let events: EventLog
     private let outbox: Outbox
-    let settings: WebhookSettings
-    private let metrics: WebhookMetrics
+    let policy: OutboxPolicy
     private let logger: Logger
+    /// The capabilities' destinations, added as they are made.
+    private let families = Locked<[any OutboxDestinations]>([])
     /// The lanes (per destination) this node is delivering, one worker each.
     private let working = Locked<Set<String>>([])
-    /// APNs, when push notifications are set up.
-    let push: PushSender?
     private let stopping = Atomic<Bool>(false)
     /// How often the queue is scanned when nothing wakes the dispatcher.
     static let pollInterval: Duration = .milliseconds(500)
     /// How many jobs one scan reads, in pages.
     static let scanLimit = 5_000
 
-    init(service: WebhookService, push: PushSender?, metrics: WebhookMetrics, logger: Logger) {
-        self.service = service
-        self.push = push
-        self.storage = service.storage
-        self.events = service.events
-        self.outbox = service.events.outbox
-        self.settings = service.settings
-        self.metrics = metrics
+    init(storage: any GreenroomStorage, events: EventLog, policy: OutboxPolicy, logger: Logger) {
+        self.storage = storage
+        self.events = events
+        self.outbox = events.outbox
+        self.policy = policy
         self.logger = logger
     }
 
+    /// Adds a capability's destinations (before the server runs).
+    func add(_ destinations: any OutboxDestinations) {
+        families.withLock { $0.append(destinations) }
+    }
+
     func run() async throws {
-        // The configured endpoint is stored (or updated) before the first scan.
-        do {
-            try await service.applyConfiguration()
-        } catch {
-            logger.error("the configured webhook endpoint could not be stored: \(error)")
+        let families = families.withLock { $0 }
+        for family in families {
+            do {
+                try await family.prepare()
+            } catch {
+                logger.error("outbox destinations could not be prepared: \(error)")
+            }
         }
         await withGracefulShutdownHandler {
             let ticks = Task { [outbox] in
@@ -63,40 +65,37 @@ final class OutboxDispatcher: Service, Sendable {
                 for await _ in outbox.wakeUps {
                     if stopping.load(ordering: .relaxed) { break }
                     if ContinuousClock.now - reloaded >= .seconds(Outbox.refreshInterval) {
-                        await reloadEndpoints()
+                        await refresh(families)
                         reloaded = .now
                     }
-                    await scan(&group)
+                    for family in families { await scan(family, &group) }
                 }
             }
-            await push?.shutdown()
+            for family in families { await family.shutdown() }
         } onGracefulShutdown: {
             self.stopping.store(true, ordering: .relaxed)
             self.outbox.finish()
         }
     }
 
-    /// Reloads the endpoints from storage (changes made on other nodes).
-    func reloadEndpoints() async {
-        do {
-            try await service.reload()
-        } catch {
-            logger.warning("webhook endpoints could not be read: \(error)")
+    /// Has every family reload what other nodes changed.
+    private func refresh(_ families: [any OutboxDestinations]) async {
+        for family in families {
+            do {
+                try await family.refresh()
+            } catch {
+                logger.warning("outbox destinations could not be reloaded: \(error)")
+            }
         }
     }
 
-    /// Every destination jobs may be queued for: the webhook endpoints, and APNs when push is set up.
-    private var destinations: [any OutboxDestination] {
-        outbox.current.map { WebhookDestination(endpoint: $0, timeout: settings.timeout, allowPrivateAddresses: settings.allowPrivateAddresses, metrics: metrics) } + (push.map { [$0] } ?? [])
-    }
-
-    /// Reads the queue and starts a worker for each lane whose first job is due and not
-    /// held, up to the node's concurrency.
-    private func scan(_ group: inout DiscardingTaskGroup) async {
+    /// Reads a family's queues and starts a worker for each lane whose first job is due and
+    /// not held, up to the node's concurrency.
+    private func scan(_ family: any OutboxDestinations, _ group: inout DiscardingTaskGroup) async {
         let now = Date()
         var length = 0
         var oldest = now
-        for destination in destinations.map(\.id) {
+        for destination in family.current.map(\.id) {
             var after = RecordCursor(sort: 0, id: "")
             var read = 0
             while read < Self.scanLimit {
@@ -104,19 +103,19 @@ final class OutboxDispatcher: Service, Sendable {
                 query.after = after
                 guard let page = try? await storage.list(OutboxJobRecord.self, query), !page.isEmpty else { break }
                 read += page.count
-                if destination != PushSender.destinationId { length += page.count }
+                length += page.count
                 var seen = Set<String>()
                 for job in page {
-                    if destination != PushSender.destinationId { oldest = min(oldest, job.event.at) }
+                    oldest = min(oldest, job.event.at)
                     let lane = job.lane
                     guard seen.insert(lane).inserted, job.dueAt <= now, (job.heldUntil ?? .distantPast) <= now else { continue }
                     let key = destination + "\u{0}" + lane
                     let started = working.withLock { working in
-                        working.count < settings.concurrency && working.insert(key).inserted
+                        working.count < policy.concurrency && working.insert(key).inserted
                     }
                     guard started else { continue }
                     group.addTask {
-                        await self.work(destinationId: destination, lane: lane)
+                        await self.work(family, destinationId: destination, lane: lane)
                         _ = self.working.withLock { $0.remove(key) }
                     }
                 }
@@ -125,21 +124,21 @@ final class OutboxDispatcher: Service, Sendable {
                 after = RecordCursor(sort: 0, id: OutboxJobRecord.after(lane: last.lane))
             }
         }
-        metrics.queue(length: length, oldestAge: max(0, now.timeIntervalSince(oldest)))
+        family.scanned(length: length, oldestAge: max(0, now.timeIntervalSince(oldest)))
     }
 
     /// Delivers a lane's jobs in order until none is due or one fails.
-    private func work(destinationId: String, lane: String) async {
+    private func work(_ family: any OutboxDestinations, destinationId: String, lane: String) async {
         while !stopping.load(ordering: .relaxed), !Task.isCancelled {
             do {
-                guard let destination = destinations.first(where: { $0.id == destinationId }),
+                guard let destination = family.current.first(where: { $0.id == destinationId }),
                       let job = try await firstJob(destinationId: destinationId, lane: lane),
                       let held = try await hold(job) else { return }
                 switch await destination.deliver(held) {
                 case .delivered:
-                    _ = try await record(held, failure: nil)
+                    _ = try await record(held, failure: nil, family)
                 case .failed(let reason):
-                    guard try await record(held, failure: reason) else { return }
+                    guard try await record(held, failure: reason, family) else { return }
                 case .replaced:
                     continue
                 }
@@ -159,9 +158,9 @@ final class OutboxDispatcher: Service, Sendable {
 
     /// Holds `job` for this node when it is still due and not held; `nil` otherwise.
     private func hold(_ job: OutboxJobRecord) async throws -> OutboxJobRecord? {
-        let holdFor = settings.timeout + 5
+        let holdFor = policy.timeout + 5
         return try await events.transact { transaction in
-            guard var current = try await transaction.load(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId) else { return nil }
+            guard var current = try await transaction.load(OutboxJobRecord.self, scope: job.destinationId, id: job.recordId) else { return nil }
             let now = Date()
             guard current.dueAt <= now, (current.heldUntil ?? .distantPast) <= now else { return nil }
             current.heldUntil = now.addingTimeInterval(holdFor)
@@ -173,39 +172,37 @@ final class OutboxDispatcher: Service, Sendable {
     /// Records an attempt's outcome: a delivered job is removed; a failed one is retried
     /// later, or parked after its last attempt. Returns whether the stream's next job may
     /// be sent now.
-    private func record(_ job: OutboxJobRecord, failure: String?) async throws -> Bool {
-        let settings = settings
-        let parked = try await events.transact { transaction -> Bool? in
-            guard var current = try await transaction.load(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId) else { return nil }
+    private func record(_ job: OutboxJobRecord, failure: String?, _ family: any OutboxDestinations) async throws -> Bool {
+        let policy = policy
+        let parked = try await events.transact { transaction -> OutboxJobRecord? in
+            guard var current = try await transaction.load(OutboxJobRecord.self, scope: job.destinationId, id: job.recordId) else { return nil }
             guard let failure else {
-                try await transaction.remove(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId)
-                return false
+                try await transaction.remove(OutboxJobRecord.self, scope: job.destinationId, id: job.recordId)
+                return nil
             }
             current.attempts = job.attempts + 1
             current.lastError = failure
             current.heldUntil = nil
-            guard current.attempts < settings.maxAttempts else {
-                try await transaction.remove(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId)
-                let delivery = WebhookDelivery(id: WebhookEvent.id(of: current.event), endpointId: current.endpointId, event: WebhookEvent(current.event),
-                                               attempts: current.attempts, lastError: failure, parkedAt: Date())
-                try await transaction.save(WebhookParkedRecord(delivery: delivery, event: current.event))
-                return true
+            guard current.attempts < policy.maxAttempts else {
+                try await transaction.remove(OutboxJobRecord.self, scope: job.destinationId, id: job.recordId)
+                try await family.park(current, failure: failure, in: transaction)
+                return current
             }
-            current.dueAt = Date().addingTimeInterval(Self.backoff(attempts: current.attempts, settings))
+            current.dueAt = Date().addingTimeInterval(Self.backoff(attempts: current.attempts, policy))
             try await transaction.save(current)
-            return false
+            return nil
         }
-        if parked == true {
-            if job.endpointId != PushSender.destinationId { metrics.parkedOne() }
-            logger.warning("webhook delivery \(WebhookEvent.id(of: job.event)) to \(job.endpointId) parked after \(settings.maxAttempts) attempts: \(failure ?? "")")
+        if let parked {
+            family.parked(parked)
+            logger.warning("delivery of \(parked.event.stream)/\(parked.event.offset) to \(parked.destinationId) parked after \(policy.maxAttempts) attempts: \(failure ?? "")")
         }
-        return failure == nil || parked == true
+        return failure == nil || parked != nil
     }
 
     /// The wait before the next attempt after `attempts` failed ones: the base doubled each
     /// time, capped, with ±20% jitter so that retries of many jobs spread out.
-    static func backoff(attempts: Int, _ settings: WebhookSettings) -> TimeInterval {
-        let doubled = settings.retryBase * pow(2, Double(min(max(attempts - 1, 0), 40)))
-        return min(settings.retryCap, doubled) * Double.random(in: 0.8...1.2)
+    static func backoff(attempts: Int, _ policy: OutboxPolicy) -> TimeInterval {
+        let doubled = policy.retryBase * pow(2, Double(min(max(attempts - 1, 0), 40)))
+        return min(policy.retryCap, doubled) * Double.random(in: 0.8...1.2)
     }
 }

@@ -1,24 +1,24 @@
 import Foundation
 import GreenroomProtocol
 
-/// A delivery still to make, to a webhook endpoint or to APNs: written in the transaction
-/// that stores its event (the outbox), removed in the one that records its success (or
-/// parks it).
+/// A delivery still to make, to one destination (a webhook endpoint, APNs): written in the
+/// transaction that stores its event (the outbox), removed in the one that records its
+/// success (or parks it).
 ///
 /// Kept in its destination's scope with id `lane#…`, so that a destination's jobs list
 /// grouped by lane and, within a lane, in order: a lane's first job is the only one of it
-/// that is attempted. A webhook's lane is the event's stream (`stream#offset`, the offset
-/// zero-padded); a push's is the device token (`token#stream#offset`), and a message's push
-/// before it is fanned out to devices is in the stream's lane.
+/// that is attempted. A job's lane is its event's stream (`stream#offset`, the offset
+/// zero-padded), unless the destination gave it one of its own (`lane#stream#offset`: a
+/// push's device token, once a message's push is fanned out to devices).
 struct OutboxJobRecord: StoredRecord {
     static let recordKind = "outbox.job"
-    /// The webhook endpoint's id, or ``PushSender/destinationId``.
-    var endpointId: String
+    /// The destination (``OutboxDestination/id``).
+    var destinationId: String
     var event: StreamEvent
-    /// The device a push goes to; `nil` for a webhook, or a push not yet fanned out.
-    var device: String? = nil
-    /// What the device is sent, once fanned out.
-    var push: PushMessage? = nil
+    /// The job's own lane, when the destination gave it one; `nil` for the event's stream.
+    var ownLane: String? = nil
+    /// What the destination attached to the job (a push's alert, for one device).
+    var payload: RawJSON? = nil
     /// Attempts made so far.
     var attempts: Int = 0
     /// Not attempted before this.
@@ -28,10 +28,15 @@ struct OutboxJobRecord: StoredRecord {
     /// What the last attempt got.
     var lastError: String?
 
-    var recordScope: String { endpointId }
-    var recordId: String { Self.id(lane: lane, stream: device == nil ? nil : event.stream, offset: event.offset) }
+    var recordScope: String { destinationId }
+    var recordId: String { Self.id(lane: lane, stream: ownLane == nil ? nil : event.stream, offset: event.offset) }
     /// The jobs of one lane go one at a time, in id order.
-    var lane: String { device ?? event.stream }
+    var lane: String { ownLane ?? event.stream }
+
+    /// The names the fields are stored under (webhooks were the first destination).
+    enum CodingKeys: String, CodingKey {
+        case destinationId = "endpointId", event, ownLane = "device", payload = "push", attempts, dueAt, heldUntil, lastError
+    }
 
     /// A job's id: its lane, the stream when it is not the lane, then the offset zero-padded
     /// to sort as numbers. (Neither a stream nor a token holds `#`.)

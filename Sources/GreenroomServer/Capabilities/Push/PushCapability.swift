@@ -18,6 +18,9 @@ struct PushCapability: Capability {
         storage = core.storage
         events = core.events
         roster = core.roster
+        if settings.isEnabled {
+            core.deliveries.add(PushSender(settings: settings, storage: storage, events: events, metrics: core.metrics.push, logger: core.logger))
+        }
     }
 
     var streamKind: StreamKind? { StreamKind(rawValue: "online") }

@@ -61,13 +61,14 @@ extension PushSender {
             for device in devices {
                 let message = PushMessage(userId: userId, title: title, body: body, threadId: channelId,
                                           collapseId: String((data["messageId"] ?? "invite-\(channelId)").prefix(64)), data: data)
-                jobs.append(OutboxJobRecord(endpointId: Self.destinationId, event: event, device: device.device.id, push: message, dueAt: Date()))
+                jobs.append(OutboxJobRecord(destinationId: Self.destinationId, event: event, ownLane: device.device.id,
+                                            payload: try RawJSON(encoding: message), dueAt: Date()))
             }
         }
         let queued = jobs
         try await events.transact { transaction in
             // Another node fanned it out first (its hold ran out): nothing to do.
-            guard try await transaction.remove(OutboxJobRecord.self, scope: job.endpointId, id: job.recordId) else { return }
+            guard try await transaction.remove(OutboxJobRecord.self, scope: job.destinationId, id: job.recordId) else { return }
             for job in queued { try await transaction.save(job) }
         }
         metrics.fannedOut(jobs.count)

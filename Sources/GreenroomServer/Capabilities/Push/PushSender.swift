@@ -23,8 +23,10 @@ struct PushMessage: Codable, Sendable, Hashable {
 
 /// APNs as a destination of the outbox: a message's push (queued in the transaction that
 /// stores the message) is fanned out to the devices of the members who should get it, then
-/// each device's push is sent over HTTP/2 with a token signed by the app's key.
-final class PushSender: OutboxDestination, Sendable {
+/// each device's push is sent over HTTP/2 with a token signed by the app's key. It is its
+/// own family of destinations: one, whose jobs are dropped after their last attempt (a
+/// notification that late is of no use).
+final class PushSender: OutboxDestination, OutboxDestinations, Sendable {
     /// The scope push jobs are kept in.
     static let destinationId = "apns"
     /// The event types that push: a new chat message, an invitation to a channel.
@@ -52,11 +54,16 @@ final class PushSender: OutboxDestination, Sendable {
         self.events = events
         self.metrics = metrics
         self.logger = logger
+        events.outbox.setRoutes([OutboxRoute(destinationId: Self.destinationId, wants: Self.types.contains)], of: Self.destinationId)
     }
+
+    var current: [any OutboxDestination] { [self] }
+
+    func park(_ job: OutboxJobRecord, failure: String, in transaction: any StorageTransaction) async throws {}
 
     func deliver(_ job: OutboxJobRecord) async -> DeliveryOutcome {
         do {
-            guard let message = job.push, let device = job.device else {
+            guard let message = try job.payload?.decode(as: PushMessage.self), let device = job.ownLane else {
                 try await fanOut(job)
                 return .replaced
             }

@@ -6,16 +6,25 @@ struct WebhookService: Sendable {
     let storage: any GreenroomStorage
     let events: EventLog
     let settings: WebhookSettings
+    /// The endpoints events are routed by.
+    let endpoints: WebhookEndpointCache
     /// The most endpoints an app registers.
     static let maxEndpoints = 50
     /// The id of the endpoint given by configuration.
     static let configuredId = "config"
 
+    init(storage: any GreenroomStorage, events: EventLog, settings: WebhookSettings) {
+        self.storage = storage
+        self.events = events
+        self.settings = settings
+        endpoints = WebhookEndpointCache(outbox: events.outbox)
+    }
+
     private var outbox: Outbox { events.outbox }
 
-    /// Reloads the endpoints into the outbox's cache.
+    /// Reloads the endpoints events are routed by.
     func reload() async throws {
-        outbox.setEndpoints(try await storage.list(WebhookEndpointRecord.self, RecordQuery(kind: WebhookEndpointRecord.recordKind, limit: 1_000)))
+        endpoints.set(try await storage.list(WebhookEndpointRecord.self, RecordQuery(kind: WebhookEndpointRecord.recordKind, limit: 1_000)))
     }
 
     /// Stores (or replaces, or removes) the endpoint the configuration names.
@@ -109,7 +118,7 @@ struct WebhookService: Sendable {
             }
             for item in parked {
                 try await transaction.remove(WebhookParkedRecord.self, scope: id, id: item.recordId)
-                try await transaction.save(OutboxJobRecord(endpointId: id, event: item.event, dueAt: Date()))
+                try await transaction.save(OutboxJobRecord(destinationId: id, event: item.event, dueAt: Date()))
             }
             return parked.count
         }

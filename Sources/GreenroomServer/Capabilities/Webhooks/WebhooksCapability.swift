@@ -5,21 +5,14 @@ import Hummingbird
 import ServiceLifecycle
 
 /// Webhooks: the app's backend registers endpoints (API key), and every node delivers the
-/// events they want from the outbox the writer fills in each event's own transaction; the
-/// same dispatcher sends push notifications through APNs (``PushSender``) when it is set up.
+/// events they want from the outbox the writer fills in each event's own transaction.
 struct WebhooksCapability: Capability {
     let service: WebhookService
-    let dispatcher: OutboxDispatcher
 
     init(_ core: CoreServices) {
         service = WebhookService(storage: core.storage, events: core.events, settings: core.configuration.webhooks)
-        let push = core.configuration.push.isEnabled
-            ? PushSender(settings: core.configuration.push, storage: core.storage, events: core.events, metrics: core.metrics.push, logger: core.logger)
-            : nil
-        dispatcher = OutboxDispatcher(service: service, push: push, metrics: core.metrics.webhooks, logger: core.logger)
+        core.deliveries.add(WebhookDestinations(service: service, metrics: core.metrics.webhooks))
     }
-
-    var services: [any Service] { [dispatcher] }
 
     /// `/v1/webhooks`: endpoints and their parked deliveries, with the API key.
     func addRoutes(_ routes: RestRoutes) {

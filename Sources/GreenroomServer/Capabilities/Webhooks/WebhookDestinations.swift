@@ -1,0 +1,57 @@
+import Foundation
+import GreenroomProtocol
+
+/// The stored webhook endpoints this node routes events by: setting them sets their routes
+/// on the outbox (the event types each wants).
+final class WebhookEndpointCache: Sendable {
+    /// The owner name the routes are set under.
+    static let routeOwner = "webhooks"
+    private let records = Locked<[WebhookEndpointRecord]>([])
+    private let outbox: Outbox
+
+    init(outbox: Outbox) {
+        self.outbox = outbox
+    }
+
+    /// Replaces the endpoints and their routes.
+    func set(_ endpoints: [WebhookEndpointRecord]) {
+        records.withLock { $0 = endpoints }
+        outbox.setRoutes(endpoints.map { OutboxRoute(destinationId: $0.id, wants: $0.receives) }, of: Self.routeOwner)
+    }
+
+    /// The endpoints now.
+    var current: [WebhookEndpointRecord] { records.withLock { $0 } }
+}
+
+/// The app's webhook endpoints as the outbox's dispatcher sees them: one signed POST per
+/// job; a job that failed its last attempt is parked for the backend to list and replay.
+struct WebhookDestinations: OutboxDestinations {
+    let service: WebhookService
+    let metrics: WebhookMetrics
+
+    /// Stores (or updates, or removes) the configured endpoint, and loads them all.
+    func prepare() async throws {
+        try await service.applyConfiguration()
+    }
+
+    func refresh() async throws {
+        try await service.reload()
+    }
+
+    var current: [any OutboxDestination] {
+        let settings = service.settings
+        return service.endpoints.current.map {
+            WebhookDestination(endpoint: $0, timeout: settings.timeout, allowPrivateAddresses: settings.allowPrivateAddresses, metrics: metrics)
+        }
+    }
+
+    func park(_ job: OutboxJobRecord, failure: String, in transaction: any StorageTransaction) async throws {
+        let delivery = WebhookDelivery(id: WebhookEvent.id(of: job.event), endpointId: job.destinationId, event: WebhookEvent(job.event),
+                                       attempts: job.attempts, lastError: failure, parkedAt: Date())
+        try await transaction.save(WebhookParkedRecord(delivery: delivery, event: job.event))
+    }
+
+    func parked(_ job: OutboxJobRecord) { metrics.parkedOne() }
+
+    func scanned(length: Int, oldestAge: TimeInterval) { metrics.queue(length: length, oldestAge: oldestAge) }
+}
