@@ -81,11 +81,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What every part of the server shares and that knows no network, no HTTP and no
+        // product: the node's writer (the event log) with its broker protocol, the outbox and
+        // its dispatcher, and the metrics.
+        .target(
+            name: "GreenroomCore",
+            dependencies: [
+                "GreenroomProtocol",
+                "GreenroomStorage",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "GreenroomServer",
             dependencies: [
                 "GreenroomProtocol",
                 "GreenroomStorage",
+                "GreenroomCore",
                 "GreenroomSQLite",
                 "GreenroomPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -2,3 +2,4 @@
 @_exported import GreenroomStorage
 @_exported import GreenroomSQLite
 @_exported import GreenroomPostgres
+@_exported import GreenroomCore

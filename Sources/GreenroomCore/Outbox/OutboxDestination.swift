@@ -1,7 +1,8 @@
+import GreenroomStorage
 import Foundation
 
 /// Where the outbox's jobs go: one webhook endpoint, or APNs.
-protocol OutboxDestination: Sendable {
+package protocol OutboxDestination: Sendable {
     /// The scope its jobs are kept in.
     var id: String { get }
     /// Makes one attempt at `job` (held by this node).
@@ -9,7 +10,7 @@ protocol OutboxDestination: Sendable {
 }
 
 /// What one attempt came to.
-enum DeliveryOutcome: Sendable {
+package enum DeliveryOutcome: Sendable {
     /// Done: the job is removed.
     case delivered
     /// Failed: tried again later, or parked after the last attempt.
@@ -22,7 +23,7 @@ enum DeliveryOutcome: Sendable {
 /// The destinations one capability keeps (the app's webhook endpoints; APNs), as the
 /// dispatcher sees them: which there are, and what becomes of a job that failed its last
 /// attempt. The capability also sets their routes on the ``Outbox``.
-protocol OutboxDestinations: Sendable {
+package protocol OutboxDestinations: Sendable {
     /// Done once, before the dispatcher's first scan (the configured endpoint is stored).
     func prepare() async throws
     /// Reloads what other nodes changed; called about every ``Outbox/refreshInterval``.
@@ -42,23 +43,32 @@ protocol OutboxDestinations: Sendable {
 }
 
 extension OutboxDestinations {
-    func prepare() async throws {}
-    func refresh() async throws {}
-    func parked(_ job: OutboxJobRecord) {}
-    func scanned(length: Int, oldestAge: TimeInterval) {}
-    func shutdown() async {}
+    package func prepare() async throws {}
+    package func refresh() async throws {}
+    package func parked(_ job: OutboxJobRecord) {}
+    package func scanned(length: Int, oldestAge: TimeInterval) {}
+    package func shutdown() async {}
 }
 
 /// How the dispatcher retries: attempts, backoff, concurrency.
-struct OutboxPolicy: Sendable {
+package struct OutboxPolicy: Sendable {
     /// How long one attempt may take; a job is held a little longer.
-    var timeout: TimeInterval
+    package var timeout: TimeInterval
     /// Attempts before a job is parked.
-    var maxAttempts: Int
+    package var maxAttempts: Int
     /// The wait before the first retry; it doubles each attempt, up to ``retryCap``.
-    var retryBase: TimeInterval
+    package var retryBase: TimeInterval
     /// The longest wait between attempts.
-    var retryCap: TimeInterval
+    package var retryCap: TimeInterval
     /// Lanes delivered at once by one node.
-    var concurrency: Int
+    package var concurrency: Int
+
+    /// A policy of the given attempts, backoff and concurrency.
+    package init(timeout: TimeInterval, maxAttempts: Int, retryBase: TimeInterval, retryCap: TimeInterval, concurrency: Int) {
+        self.timeout = timeout
+        self.maxAttempts = maxAttempts
+        self.retryBase = retryBase
+        self.retryCap = retryCap
+        self.concurrency = concurrency
+    }
 }

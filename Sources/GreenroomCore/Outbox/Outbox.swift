@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import Synchronization
 
 /// The outbox: every event a transaction appends that a destination wants gets its
@@ -9,7 +10,7 @@ import Synchronization
 /// It knows which destinations want which events from routes their owners set (the app's
 /// webhook endpoints, APNs): a change on this node applies at once, one made on another node
 /// within ``refreshInterval`` (the dispatcher has the owners reload them).
-final class Outbox: Sendable {
+package final class Outbox: Sendable {
     /// The routes by owner, and all of them in one list for the write path.
     private let routes = Locked<(byOwner: [String: [OutboxRoute]], all: [OutboxRoute])>(([:], []))
     /// Whether any route exists: one atomic load on the write path otherwise.
@@ -19,14 +20,14 @@ final class Outbox: Sendable {
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// How often destinations are reloaded from storage (changes made on other nodes).
-    static let refreshInterval: TimeInterval = 1
+    package static let refreshInterval: TimeInterval = 1
 
-    init() {
+    package init() {
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Replaces the routes `owner` set (each owner, webhooks or push, keeps its own).
-    func setRoutes(_ routes: [OutboxRoute], of owner: String) {
+    package func setRoutes(_ routes: [OutboxRoute], of owner: String) {
         let any = self.routes.withLock { current in
             current.byOwner[owner] = routes.isEmpty ? nil : routes
             current.all = current.byOwner.values.flatMap { $0 }
@@ -36,7 +37,7 @@ final class Outbox: Sendable {
     }
 
     /// `transaction`, wrapped to queue deliveries when any route exists.
-    func wrap(_ transaction: any StorageTransaction) -> any StorageTransaction {
+    package func wrap(_ transaction: any StorageTransaction) -> any StorageTransaction {
         guard active.load(ordering: .acquiring) else { return transaction }
         return InterceptingTransaction(inner: transaction) { appends, inner in
             let outcomes = try await inner.append(appends)
@@ -46,7 +47,7 @@ final class Outbox: Sendable {
     }
 
     /// The jobs for freshly stored events: one per destination whose route wants it.
-    func jobs(for outcomes: [AppendOutcome]) -> [OutboxJobRecord] {
+    package func jobs(for outcomes: [AppendOutcome]) -> [OutboxJobRecord] {
         let routes = routes.withLock(\.all)
         var jobs: [OutboxJobRecord] = []
         for outcome in outcomes where !outcome.duplicate {
@@ -59,24 +60,30 @@ final class Outbox: Sendable {
     }
 
     /// Called by the writer after each commit: wakes the dispatcher when jobs were queued.
-    func committed() {
+    package func committed() {
         if queued.exchange(false, ordering: .relaxed) { wakeContinuation.yield() }
     }
 
     /// Wakes the dispatcher (a replay, a new endpoint).
-    func nudge() { wakeContinuation.yield() }
+    package func nudge() { wakeContinuation.yield() }
 
     /// The dispatcher's wake-ups.
-    var wakeUps: AsyncStream<Void> { wake }
+    package var wakeUps: AsyncStream<Void> { wake }
 
     /// Ends the wake-ups.
-    func finish() { wakeContinuation.finish() }
+    package func finish() { wakeContinuation.finish() }
 }
 
 /// Which events one destination gets a job for.
-struct OutboxRoute: Sendable {
+package struct OutboxRoute: Sendable {
     /// The destination (``OutboxDestination/id``).
-    let destinationId: String
+    package let destinationId: String
     /// Whether an event of the type goes to it.
-    let wants: @Sendable (_ type: String) -> Bool
+    package let wants: @Sendable (_ type: String) -> Bool
+
+    /// A route to `destinationId` for the event types `wants` accepts.
+    package init(destinationId: String, wants: @escaping @Sendable (_ type: String) -> Bool) {
+        self.destinationId = destinationId
+        self.wants = wants
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 /// A delivery still to make, to one destination (a webhook endpoint, APNs): written in the
 /// transaction that stores its event (the outbox), removed in the one that records its
@@ -10,46 +11,56 @@ import GreenroomProtocol
 /// that is attempted. A job's lane is its event's stream (`stream#offset`, the offset
 /// zero-padded), unless the destination gave it one of its own (`lane#stream#offset`: a
 /// push's device token, once a message's push is fanned out to devices).
-struct OutboxJobRecord: StoredRecord {
-    static let recordKind = "outbox.job"
+package struct OutboxJobRecord: StoredRecord {
+    package static let recordKind = "outbox.job"
     /// The destination (``OutboxDestination/id``).
-    var destinationId: String
-    var event: StreamEvent
+    package var destinationId: String
+    package var event: StreamEvent
     /// The job's own lane, when the destination gave it one; `nil` for the event's stream.
-    var ownLane: String? = nil
+    package var ownLane: String? = nil
     /// What the destination attached to the job (a push's alert, for one device).
-    var payload: RawJSON? = nil
+    package var payload: RawJSON? = nil
     /// Attempts made so far.
-    var attempts: Int = 0
+    package var attempts: Int = 0
     /// Not attempted before this.
-    var dueAt: Date
+    package var dueAt: Date
     /// A node delivering it holds it until this (a dead node's hold runs out).
-    var heldUntil: Date?
+    package var heldUntil: Date?
     /// What the last attempt got.
-    var lastError: String?
+    package var lastError: String?
 
-    var recordScope: String { destinationId }
-    var recordId: String { Self.id(lane: lane, stream: ownLane == nil ? nil : event.stream, offset: event.offset) }
+    /// A job for `event` to `destinationId`, in the event's stream's lane unless `ownLane`
+    /// is given.
+    package init(destinationId: String, event: StreamEvent, ownLane: String? = nil, payload: RawJSON? = nil, dueAt: Date) {
+        self.destinationId = destinationId
+        self.event = event
+        self.ownLane = ownLane
+        self.payload = payload
+        self.dueAt = dueAt
+    }
+
+    package var recordScope: String { destinationId }
+    package var recordId: String { Self.id(lane: lane, stream: ownLane == nil ? nil : event.stream, offset: event.offset) }
     /// The jobs of one lane go one at a time, in id order.
-    var lane: String { ownLane ?? event.stream }
+    package var lane: String { ownLane ?? event.stream }
 
     /// The names the fields are stored under (webhooks were the first destination).
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case destinationId = "endpointId", event, ownLane = "device", payload = "push", attempts, dueAt, heldUntil, lastError
     }
 
     /// A job's id: its lane, the stream when it is not the lane, then the offset zero-padded
     /// to sort as numbers. (Neither a stream nor a token holds `#`.)
-    static func id(lane: String, stream: String? = nil, offset: UInt64) -> String {
+    package static func id(lane: String, stream: String? = nil, offset: UInt64) -> String {
         let digits = String(offset)
         let padded = String(repeating: "0", count: max(0, 20 - digits.count)) + digits
         return lane + "#" + (stream.map { $0 + "#" } ?? "") + padded
     }
 
     /// The lowest job id of `lane` sorts just after this.
-    static func before(lane: String) -> String { lane + "#" }
+    package static func before(lane: String) -> String { lane + "#" }
 
     /// Every job id of `lane` sorts before this, and every other lane's after it or before
     /// ``before(lane:)``: `$` sorts just after `#`, below any character of a stream name or token.
-    static func after(lane: String) -> String { lane + "$" }
+    package static func after(lane: String) -> String { lane + "$" }
 }

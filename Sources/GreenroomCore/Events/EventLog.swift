@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 import ServiceLifecycle
 
@@ -11,18 +12,23 @@ import ServiceLifecycle
 ///
 /// One writer per node keeps offsets in order without a lock per stream; the grouped
 /// commit keeps durable writes cheap.
-final class EventLog: Service, Sendable {
+package final class EventLog: Service, Sendable {
     /// Called in the task that queues a write, once the write is queued in order. The
     /// command layer sets it for a pipelined command, to let the connection read its next
     /// command then (``CommandTurn``); the writer knows nothing of commands.
-    @TaskLocal static var whenQueued: QueuedHook?
+    @TaskLocal package static var whenQueued: QueuedHook?
 
     /// What ``whenQueued`` calls. A struct rather than a bare closure: with Swift 6.3.1's
     /// optimizer, a task-local whose value is an optional closure crashes in
     /// `swift_task_localValuePush` (the closure's type metadata, looked up by mangled name,
     /// comes back null), so a release build crashed on every pipelined command.
-    struct QueuedHook: Sendable {
-        let action: @Sendable () -> Void
+    package struct QueuedHook: Sendable {
+        package let action: @Sendable () -> Void
+
+        /// A hook that runs `action`.
+        package init(action: @escaping @Sendable () -> Void) {
+            self.action = action
+        }
     }
 
     private struct Pending: Sendable {
@@ -42,22 +48,22 @@ final class EventLog: Service, Sendable {
     private let retentionCount: UInt64
     private let logger: Logger
     /// Queues the webhook deliveries of appended events in their transactions.
-    let outbox: Outbox
+    package let outbox: Outbox
     private let state = Locked(State())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
     /// Failures tests inject into transactions (none unless armed).
-    let faults = FaultPlan()
-    static let maxBatch = 512
+    package let faults = FaultPlan()
+    package static let maxBatch = 512
     /// The most changes that may wait for the writer; more wait to be queued, for at most
     /// `queueWait`, then are refused with `overloaded` (the node is writing all it can).
-    let queueLimit: Int
-    let queueWait: Duration
+    package let queueLimit: Int
+    package let queueWait: Duration
 
     /// - Parameter broker: hands a stored event to subscribers (the local hub, or the
     ///   relay that orders events of all nodes).
     /// - Parameter outbox: queues webhook deliveries with the events they carry.
-    init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
+    package init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
          outbox: Outbox = Outbox(), queueLimit: Int = 10_000, queueWait: Duration = .seconds(5)) {
         self.storage = storage
         self.queueLimit = queueLimit
@@ -71,7 +77,7 @@ final class EventLog: Service, Sendable {
     }
 
     /// Appends one event; returns once it is durable and handed to local subscribers.
-    func append(_ append: EventAppend) async throws -> AppendOutcome {
+    package func append(_ append: EventAppend) async throws -> AppendOutcome {
         let result = StepResult<AppendOutcome>()
         let outbox = outbox
         try await enqueue(WriteStep(isolated: false) { transaction in
@@ -88,7 +94,7 @@ final class EventLog: Service, Sendable {
     /// all); returns once it is durable and its events are handed to local subscribers.
     /// `prefetch` names records `body` will read, `streams` the streams it will append to
     /// (see ``WriteStep/prefetch``).
-    func transact<T: Sendable>(prefetch: [RecordKey] = [], streams: [String] = [],
+    package func transact<T: Sendable>(prefetch: [RecordKey] = [], streams: [String] = [],
                                _ body: @escaping @Sendable (any StorageTransaction) async throws -> T) async throws -> T {
         let result = StepResult<T>()
         let faults = faults, outbox = outbox
@@ -132,7 +138,7 @@ final class EventLog: Service, Sendable {
     }
 
     /// Writes queued appends until graceful shutdown, then drains what is left.
-    func run() async throws {
+    package func run() async throws {
         // On the storage's own writing thread when it has one (SQLite's): the batch's
         // statements, its commit and the hand-off of its events run there without a hop
         // between threads per batch, which bench store shows (BENCHMARKS.md).

@@ -2,7 +2,7 @@ import Metrics
 import Prometheus
 
 /// The webhook dispatcher's metrics (`greenroom_webhook_*`).
-final class WebhookMetrics: Sendable {
+package final class WebhookMetrics: Sendable {
     private let deliveries: Metrics.Counter
     private let failures: Metrics.Counter
     private let retries: Metrics.Counter
@@ -10,7 +10,7 @@ final class WebhookMetrics: Sendable {
     private let queueAge: Metrics.Gauge
     private let queueLength: Metrics.Gauge
 
-    init(factory: PrometheusMetricsFactory) {
+    package init(factory: PrometheusMetricsFactory) {
         deliveries = Metrics.Counter(label: "greenroom_webhook_deliveries_total", dimensions: [], factory: factory)
         failures = Metrics.Counter(label: "greenroom_webhook_failures_total", dimensions: [], factory: factory)
         retries = Metrics.Counter(label: "greenroom_webhook_retries_total", dimensions: [], factory: factory)
@@ -20,30 +20,30 @@ final class WebhookMetrics: Sendable {
     }
 
     /// Counts an attempt: delivered (a 2xx) or failed; a retry when it was not the first.
-    func attempt(succeeded: Bool, number: Int) {
+    package func attempt(succeeded: Bool, number: Int) {
         (succeeded ? deliveries : failures).increment()
         if number > 1 { retries.increment() }
     }
 
     /// Counts a delivery parked after its last attempt.
-    func parkedOne() { parked.increment() }
+    package func parkedOne() { parked.increment() }
 
     /// Records the queue as the last scan saw it: its length (up to the scan's limit) and
     /// the age of its oldest event.
-    func queue(length: Int, oldestAge: Double) {
+    package func queue(length: Int, oldestAge: Double) {
         queueLength.record(length)
         queueAge.record(oldestAge)
     }
 }
 
 /// Push notifications' metrics (`greenroom_push_*`).
-final class PushMetrics: Sendable {
+package final class PushMetrics: Sendable {
     private let sentCounter: Metrics.Counter
     private let failures: Metrics.Counter
     private let removed: Metrics.Counter
     private let queued: Metrics.Counter
 
-    init(factory: PrometheusMetricsFactory) {
+    package init(factory: PrometheusMetricsFactory) {
         sentCounter = Metrics.Counter(label: "greenroom_push_sent_total", dimensions: [], factory: factory)
         failures = Metrics.Counter(label: "greenroom_push_failures_total", dimensions: [], factory: factory)
         removed = Metrics.Counter(label: "greenroom_push_devices_removed_total", dimensions: [], factory: factory)
@@ -51,11 +51,11 @@ final class PushMetrics: Sendable {
     }
 
     /// Counts a push APNs accepted.
-    func sent() { sentCounter.increment() }
+    package func sent() { sentCounter.increment() }
     /// Counts a push that failed (to be retried).
-    func failed() { failures.increment() }
+    package func failed() { failures.increment() }
     /// Counts a device removed because APNs no longer knows it.
-    func unregistered() { removed.increment() }
+    package func unregistered() { removed.increment() }
     /// Counts the device pushes a message or invitation was fanned out to.
-    func fannedOut(_ count: Int) { if count > 0 { queued.increment(by: count) } }
+    package func fannedOut(_ count: Int) { if count > 0 { queued.increment(by: count) } }
 }

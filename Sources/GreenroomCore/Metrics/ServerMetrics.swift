@@ -21,9 +21,9 @@ public final class ServerMetrics: Sendable {
     private let overloads: Metrics.Counter
     private let commandCounters = Locked<[String: Metrics.Counter]>([:])
     /// Webhook deliveries, failures, retries, parked deliveries and the queue.
-    let webhooks: WebhookMetrics
+    package let webhooks: WebhookMetrics
     /// Pushes sent, failed, devices removed.
-    let push: PushMetrics
+    package let push: PushMetrics
 
     /// Makes the metrics.
     public init() {
@@ -41,20 +41,20 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Counts a connection opened (+1) or closed (-1).
-    func connectionChanged(by delta: Int) { connectionsGauge.add(delta) }
+    package func connectionChanged(by delta: Int) { connectionsGauge.add(delta) }
 
     /// The number of open WebSocket connections.
     public var connections: Int { connectionsGauge.value }
 
     /// Counts commands read from sockets and not yet run (+) or run or dropped (-).
-    func commandsQueued(by delta: Int) { queuedGauge.add(delta) }
+    package func commandsQueued(by delta: Int) { queuedGauge.add(delta) }
 
     /// The commands read from every connection's socket and not yet run: what clients that
     /// send faster than their commands run make the server hold.
     public var queuedCommands: Int { queuedGauge.value }
 
     /// Counts a command by operation and outcome (`ok` or an error name).
-    func command(_ op: String, outcome: String) {
+    package func command(_ op: String, outcome: String) {
         let key = op + "\u{0}" + outcome
         let counter = commandCounters.withLock { counters in
             if let existing = counters[key] { return existing }
@@ -66,19 +66,19 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Counts events written to clients.
-    func eventsDelivered(_ count: Int) { if count > 0 { delivered.increment(by: count) } }
+    package func eventsDelivered(_ count: Int) { if count > 0 { delivered.increment(by: count) } }
     /// Counts a client disconnected because its outbound queue overflowed.
-    func outboundDrop() { drops.increment() }
+    package func outboundDrop() { drops.increment() }
     /// Counts a connection no longer read because its commands wait (``CommandQueue``).
-    func readsPaused() { pauses.increment() }
+    package func readsPaused() { pauses.increment() }
 
     /// Counts a connection closed for not sending its first request's headers in time.
-    func headerTimedOut() { headerTimeouts.increment() }
+    package func headerTimedOut() { headerTimeouts.increment() }
 
     /// Counts a change refused because the writer's queue stayed full.
-    func writerOverloaded() { overloads.increment() }
+    package func writerOverloaded() { overloads.increment() }
     /// Counts events appended to logs.
-    func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
+    package func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
 
     /// The metrics in the Prometheus text format.
     public func exposition() -> String { registry.emitToString() }
@@ -86,20 +86,20 @@ public final class ServerMetrics: Sendable {
 
 /// A gauge of a count changed by deltas from many threads: the count is kept in an atomic
 /// (a Prometheus gauge can only be set) and the gauge set to each new value.
-final class CountingGauge: Sendable {
+package final class CountingGauge: Sendable {
     private let gauge: Metrics.Gauge
     private let count = Atomic<Int>(0)
 
-    init(label: String, factory: PrometheusMetricsFactory) {
+    package init(label: String, factory: PrometheusMetricsFactory) {
         gauge = Metrics.Gauge(label: label, dimensions: [], factory: factory)
     }
 
     /// Adds `delta` (negative to take away) and sets the gauge.
-    func add(_ delta: Int) {
+    package func add(_ delta: Int) {
         guard delta != 0 else { return }
         gauge.record(count.add(delta, ordering: .relaxed).newValue)
     }
 
     /// The count now.
-    var value: Int { count.load(ordering: .relaxed) }
+    package var value: Int { count.load(ordering: .relaxed) }
 }

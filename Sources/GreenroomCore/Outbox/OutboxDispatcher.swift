@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -13,11 +14,11 @@ import Synchronization
 /// mid-delivery leaves it to another), and removed or rescheduled in another after the
 /// answer. Two nodes never send the same job at once; a job is sent twice only when a node
 /// dies between sending it and recording the answer, and then with the same id.
-final class OutboxDispatcher: Service, Sendable {
+package final class OutboxDispatcher: Service, Sendable {
     private let storage: any GreenroomStorage
     private let events: EventLog
     private let outbox: Outbox
-    let policy: OutboxPolicy
+    package let policy: OutboxPolicy
     private let logger: Logger
     /// The capabilities' destinations, added as they are made.
     private let families = Locked<[any OutboxDestinations]>([])
@@ -25,11 +26,11 @@ final class OutboxDispatcher: Service, Sendable {
     private let working = Locked<Set<String>>([])
     private let stopping = Atomic<Bool>(false)
     /// How often the queue is scanned when nothing wakes the dispatcher.
-    static let pollInterval: Duration = .milliseconds(500)
+    package static let pollInterval: Duration = .milliseconds(500)
     /// How many jobs one scan reads, in pages.
-    static let scanLimit = 5_000
+    package static let scanLimit = 5_000
 
-    init(storage: any GreenroomStorage, events: EventLog, policy: OutboxPolicy, logger: Logger) {
+    package init(storage: any GreenroomStorage, events: EventLog, policy: OutboxPolicy, logger: Logger) {
         self.storage = storage
         self.events = events
         self.outbox = events.outbox
@@ -38,11 +39,11 @@ final class OutboxDispatcher: Service, Sendable {
     }
 
     /// Adds a capability's destinations (before the server runs).
-    func add(_ destinations: any OutboxDestinations) {
+    package func add(_ destinations: any OutboxDestinations) {
         families.withLock { $0.append(destinations) }
     }
 
-    func run() async throws {
+    package func run() async throws {
         let families = families.withLock { $0 }
         for family in families {
             do {
@@ -201,7 +202,7 @@ final class OutboxDispatcher: Service, Sendable {
 
     /// The wait before the next attempt after `attempts` failed ones: the base doubled each
     /// time, capped, with ±20% jitter so that retries of many jobs spread out.
-    static func backoff(attempts: Int, _ policy: OutboxPolicy) -> TimeInterval {
+    package static func backoff(attempts: Int, _ policy: OutboxPolicy) -> TimeInterval {
         let doubled = policy.retryBase * pow(2, Double(min(max(attempts - 1, 0), 40)))
         return min(policy.retryCap, doubled) * Double.random(in: 0.8...1.2)
     }

@@ -1,0 +1,20 @@
+import GreenroomProtocol
+import ServiceLifecycle
+
+/// How an event this node stored reaches the subscribers of every node: each node's hub
+/// delivers to its own connections, and the broker carries events to the hubs.
+///
+/// The storage decides which one a node runs: embedded SQLite has one node, so the local
+/// broker hands events straight to the hub; PostgreSQL shares the log between nodes, so its
+/// relay carries them with LISTEN/NOTIFY and reads the log for anything a notification
+/// missed.
+package protocol Broker: Sendable {
+    /// Hands the events of a batch this node stored (in offset order per stream) to
+    /// subscribers on every node; `handedOff` runs once this node's subscribers have them
+    /// queued (or at once, when the broker delivers them later), and the batch is
+    /// acknowledged then.
+    func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void)
+    /// The broker's background work (a listener), run with the server's services; `nil`
+    /// when it needs none.
+    var service: (any Service)? { get }
+}
