@@ -83,7 +83,8 @@ let package = Package(
         ),
         // What every part of the server shares and that knows no network, no HTTP and no
         // product: the node's writer (the event log) with its broker protocol, the outbox and
-        // its dispatcher, and the metrics.
+        // its dispatcher, callers and rosters, what capabilities share, child programs and
+        // the metrics.
         .target(
             name: "GreenroomCore",
             dependencies: [
@@ -93,6 +94,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             swiftSettings: strict
         ),

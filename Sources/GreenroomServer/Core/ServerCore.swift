@@ -124,9 +124,10 @@ final class ServerCore: Sendable {
         router.registerStreamOperations(subscriptions)
         router.registerPresenceOperations(presences)
         router.registerResourceTokenOperations(tokens)
-        var operations = CapabilityOperations(into: router)
+        var operations = CapabilityOperations()
         for capability in capabilities { capability.registerOperations(&operations) }
-        let commands = operations.router
+        operations.register(into: &router)
+        let commands = router
         self.commands = commands
         self.sessions = Sessions(
             authenticator: authenticator, storage: storage, events: events, connections: connections, configuration: configuration,

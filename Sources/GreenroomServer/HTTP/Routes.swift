@@ -23,7 +23,7 @@ extension ServerCore {
                      body: .init(byteBuffer: .init(string: self.metrics.exposition())))
         }
         sessions.addConnectRoute(router)
-        for capability in capabilities { capability.addRoutes(routes) }
+        for case let capability as any CapabilityRoutes in capabilities { capability.addRoutes(routes) }
         // This node's WebSocket connections (each node answers for its own).
         let nodeConnections = routes.group("/v1/connections", for: .backend)
         nodeConnections.get { _, _ in

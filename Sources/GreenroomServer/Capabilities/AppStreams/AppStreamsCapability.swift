@@ -4,7 +4,7 @@ import Hummingbird
 /// App streams (`app:<name>`): the app's own events, published by its backend over REST (or
 /// by clients whose token grants `publish:app:NAME`) and read by the users whose token
 /// grants the stream (`app:scores`, or `app:*`).
-struct AppStreamsCapability: Capability {
+struct AppStreamsCapability: CapabilityRoutes {
     let events: EventLog
     let storage: any GreenroomStorage
 

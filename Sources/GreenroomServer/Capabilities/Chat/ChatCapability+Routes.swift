@@ -1,7 +1,7 @@
 import GreenroomProtocol
 import Hummingbird
 
-extension ChatCapability {
+extension ChatCapability: CapabilityRoutes {
     /// `/v1/channels`: the app's backend (API key) creates channels with their members and
     /// operators, reads and partially updates them, and sends and partially updates messages
     /// as a user. The same service as the WebSocket operations does the work, so the limits,

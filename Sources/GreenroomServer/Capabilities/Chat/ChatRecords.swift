@@ -123,12 +123,3 @@ struct ChatPreferenceRecord: StoredRecord {
 
     var recordId: String { userId }
 }
-
-extension Date {
-    /// Now, to the millisecond: the precision dates keep on the wire and in storage, so that
-    /// what a call returns equals what is read back later.
-    static var wireNow: Date {
-        let now = Date()
-        return WireCoding.parseDate(WireCoding.formatDate(now)) ?? now
-    }
-}

@@ -4,7 +4,7 @@ import Hummingbird
 /// the REST API's, signed in with the server API key (kept in the tab's session storage, sent
 /// in `Authorization`, never in a URL). The page itself is public; every call it makes needs
 /// the key.
-struct ConsoleCapability: Capability {
+struct ConsoleCapability: CapabilityRoutes {
     init(_ core: CoreServices) {}
 
     func addRoutes(_ routes: RestRoutes) {

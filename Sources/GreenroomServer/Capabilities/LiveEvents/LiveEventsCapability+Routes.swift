@@ -1,7 +1,7 @@
 import GreenroomProtocol
 import Hummingbird
 
-extension LiveEventsCapability {
+extension LiveEventsCapability: CapabilityRoutes {
     /// `/v1/live-events` for the app's backend (API key): the events with their state,
     /// hosts, counts and custom items, newest first; one ended.
     func addRoutes(_ routes: RestRoutes) {

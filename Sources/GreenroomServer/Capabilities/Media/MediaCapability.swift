@@ -4,7 +4,7 @@ import ServiceLifecycle
 /// Live audio and video for meetings and live events, through the SFU: the signalling
 /// operations (``MediaOperation``), checked against the rules the meetings and live events
 /// register with the ``MediaPlane``; the SFU connection (and the Janus it runs) as services.
-struct MediaCapability: Capability {
+struct MediaCapability: CapabilityRoutes {
     let plane: MediaPlane
     let backend: MediaBackend
     let livestreams: LivestreamEngine

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// Stage meetings (seed 001): participants in the roster with their modes, media and pins,
 /// admission by moderators, pub/sub; a meeting's stream (`meeting:<id>`) is read by its
 /// participants' users and its moderators.
-struct MeetingsCapability: Capability {
+struct MeetingsCapability: CapabilityRoutes {
     let service: MeetingService
     let logger: Logger
 

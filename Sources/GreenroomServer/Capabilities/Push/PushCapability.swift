@@ -6,7 +6,7 @@ import NIOFoundationCompat
 /// Push notifications, around the sender the outbox delivers through: who is connected
 /// (a presence entry per connection on `online:<user>`, kept only when push is set up), the
 /// members' per-channel option, and the app's template.
-struct PushCapability: Capability {
+struct PushCapability: CapabilityRoutes {
     let settings: PushSettings
     let storage: any GreenroomStorage
     let events: EventLog

@@ -2,7 +2,7 @@ import Foundation
 import GreenroomProtocol
 import Hummingbird
 
-extension UsersCapability {
+extension UsersCapability: CapabilityRoutes {
     /// `/v1/users`: the app's backend creates, lists, reads, changes and deletes users (API key).
     func addRoutes(_ routes: RestRoutes) {
         let group = routes.group("/v1/users", for: .backend)

@@ -3,7 +3,7 @@ import GreenroomProtocol
 import HTTPTypes
 import Hummingbird
 
-extension VideosCapability {
+extension VideosCapability: CapabilityRoutes {
     /// The resumable upload's offset header (as tus names it).
     static let uploadOffset = HTTPField.Name("Upload-Offset")!
 

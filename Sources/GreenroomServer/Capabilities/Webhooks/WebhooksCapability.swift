@@ -6,7 +6,7 @@ import ServiceLifecycle
 
 /// Webhooks: the app's backend registers endpoints (API key), and every node delivers the
 /// events they want from the outbox the writer fills in each event's own transaction.
-struct WebhooksCapability: Capability {
+struct WebhooksCapability: CapabilityRoutes {
     let service: WebhookService
 
     init(_ core: CoreServices) {

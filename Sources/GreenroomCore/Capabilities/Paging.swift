@@ -3,9 +3,9 @@ import GreenroomProtocol
 
 /// What every capability's paged lists share: the page size a request may ask for, the
 /// milliseconds records sort by, and opaque cursors.
-enum Paging {
+package enum Paging {
     /// The page size asked for, or the default; refused outside 1...``Limits/maxPageSize``.
-    static func limit(_ limit: Int?) throws -> Int {
+    package static func limit(_ limit: Int?) throws -> Int {
         let limit = limit ?? Limits.defaultPageSize
         guard (1...Limits.maxPageSize).contains(limit) else {
             throw GreenroomError(.invalidParameterValue, "limit must be between 1 and \(Limits.maxPageSize)")
@@ -14,5 +14,5 @@ enum Paging {
     }
 
     /// `date` in whole milliseconds since 1970, the sort key of records listed by time.
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
+    package static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded()) }
 }

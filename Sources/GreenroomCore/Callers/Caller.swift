@@ -3,19 +3,26 @@ import GreenroomProtocol
 /// Who a service acts for: the caller's identity, its connection's id across nodes, and
 /// what the core may do to that connection on the service's behalf. Services get this
 /// value, never the socket.
-struct Caller: Sendable {
+package struct Caller: Sendable {
     /// The caller's user and grants.
-    let identity: Identity
+    package let identity: Identity
     /// The connection's id across nodes (`<node>-<n>`), as roster entries and replies name it.
-    let clientId: String
+    package let clientId: String
     /// What a service may ask of the caller's connection.
-    let session: any CallerSession
+    package let session: any CallerSession
 
-    var userId: String { identity.userId }
+    package var userId: String { identity.userId }
+
+    /// The caller `identity` on the connection `clientId`, reached through `session`.
+    package init(identity: Identity, clientId: String, session: any CallerSession) {
+        self.identity = identity
+        self.clientId = clientId
+        self.session = session
+    }
 }
 
 /// What a service may ask of a caller's connection; the core carries it out.
-protocol CallerSession: Sendable {
+package protocol CallerSession: Sendable {
     /// Notes that the connection holds the roster entry `key` on `stream`: when it closes,
     /// the entry is handed to the capability that owns the stream.
     func holdRoster(stream: String, key: String)

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 /// Who is inside a capability (a live event's hosts and participants, a meeting's
 /// participants), kept in the presence table so that it holds across nodes: each entry is
@@ -9,15 +10,21 @@ import GreenroomProtocol
 ///
 /// Every change is made inside a write transaction, together with the checks that allow it
 /// and the events that announce it.
-struct Roster: Sendable {
-    let nodeId: String
-    let ttl: TimeInterval
+package struct Roster: Sendable {
+    package let nodeId: String
+    package let ttl: TimeInterval
+
+    /// The roster of node `nodeId`, whose entries expire `ttl` seconds after their last renewal.
+    package init(nodeId: String, ttl: TimeInterval) {
+        self.nodeId = nodeId
+        self.ttl = ttl
+    }
 
     /// The id of a connection across nodes.
-    func clientId(connectionId: Int) -> String { "\(nodeId)-\(connectionId)" }
+    package func clientId(connectionId: Int) -> String { "\(nodeId)-\(connectionId)" }
 
     /// The entry `key` on `stream` held by `caller`'s connection on this node.
-    func entry(_ caller: Caller, stream: String, key: String, data: [String: RawJSON]) -> PresenceEntry {
+    package func entry(_ caller: Caller, stream: String, key: String, data: [String: RawJSON]) -> PresenceEntry {
         var data = data
         data["connection"] = .string(caller.clientId)
         let now = Date.wireNow
@@ -29,7 +36,7 @@ struct Roster: Sendable {
     /// the connection noted as its holder first (so that a close during the write still
     /// hands the entry on); the note is taken back when `body` fails and the connection did
     /// not hold the entry before.
-    func holding<T>(_ caller: Caller, stream: String, key: String, _ body: () async throws -> T) async throws -> T {
+    package func holding<T>(_ caller: Caller, stream: String, key: String, _ body: () async throws -> T) async throws -> T {
         let held = caller.session.rosterEntries.contains { $0.stream == stream && $0.key == key }
         caller.session.holdRoster(stream: stream, key: key)
         do {
@@ -42,7 +49,7 @@ struct Roster: Sendable {
 
     /// Keeps an entry whose connection closed for `grace`, renewed by no node; it expires
     /// then unless its user comes back and puts it again.
-    func detach(_ entry: PresenceEntry, grace: TimeInterval, in transaction: any StorageTransaction) async throws {
+    package func detach(_ entry: PresenceEntry, grace: TimeInterval, in transaction: any StorageTransaction) async throws {
         var entry = entry
         entry.node = ""
         entry.expiresAt = Date.wireNow.addingTimeInterval(grace)
@@ -51,7 +58,7 @@ struct Roster: Sendable {
 
     /// `entry` as `reader` holds it now, when it is still held by the same connection (not
     /// taken over by a newer one, detached or removed since it was read).
-    func stillHeld(_ entry: PresenceEntry, in reader: any PresenceReading) async throws -> PresenceEntry? {
+    package func stillHeld(_ entry: PresenceEntry, in reader: any PresenceReading) async throws -> PresenceEntry? {
         guard let current = try await reader.presenceEntry(stream: entry.stream, clientId: entry.clientId),
               current.node == entry.node, current.data["connection"] == entry.data["connection"] else { return nil }
         return current
@@ -59,7 +66,7 @@ struct Roster: Sendable {
 
     /// The entry `key` on `stream` if the caller's connection holds it now (noted on the
     /// connection, stored, and held by it), as `reader` sees it.
-    func held(by caller: Caller, stream: String, key: String, in reader: any PresenceReading) async throws -> PresenceEntry? {
+    package func held(by caller: Caller, stream: String, key: String, in reader: any PresenceReading) async throws -> PresenceEntry? {
         guard caller.session.rosterEntries.contains(where: { $0.stream == stream && $0.key == key }),
               let entry = try await reader.presenceEntry(stream: stream, clientId: key), isHeld(entry, by: caller.clientId) else { return nil }
         return entry
@@ -68,7 +75,7 @@ struct Roster: Sendable {
     /// Whether the caller's connection holds an entry of `stream`'s roster now: it is inside
     /// the room (a meeting's participant, a live event's host or participant), found without
     /// reading the rest of the roster.
-    func holdsAny(_ caller: Caller, stream: String, in reader: any PresenceReading) async throws -> Bool {
+    package func holdsAny(_ caller: Caller, stream: String, in reader: any PresenceReading) async throws -> Bool {
         for (entryStream, key) in caller.session.rosterEntries where entryStream == stream {
             if try await held(by: caller, stream: stream, key: key, in: reader) != nil { return true }
         }
@@ -77,14 +84,14 @@ struct Roster: Sendable {
 
     /// Whether `entry` is held by the connection `clientId` (and not by a newer connection
     /// of its user, nor detached).
-    func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {
+    package func isHeld(_ entry: PresenceEntry, by clientId: String) -> Bool {
         entry.data["connection"]?.stringValue == clientId && !entry.node.isEmpty
     }
 }
 
 /// A capability that keeps a roster: told when a connection holding one of its entries
 /// closes, and when an entry expires.
-protocol RosterOwner: Sendable {
+package protocol RosterOwner: Sendable {
     /// The connection holding `entry` closed (the entry is still stored, held by it).
     func connectionClosed(_ entry: PresenceEntry) async throws
     /// `entry` expired (its node died, or its grace period passed) and was removed in
@@ -98,8 +105,8 @@ protocol RosterOwner: Sendable {
 }
 
 extension RosterOwner {
-    func didExpire(_ entry: PresenceEntry) {}
-    func userDeleted(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
+    package func didExpire(_ entry: PresenceEntry) {}
+    package func userDeleted(_ entry: PresenceEntry, in transaction: any StorageTransaction) async throws {
         try await expired(entry, in: transaction)
     }
 }

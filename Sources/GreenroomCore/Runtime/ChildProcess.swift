@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 import Subprocess
 import SystemPackage
 
