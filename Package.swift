@@ -99,12 +99,27 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Live media: rooms on the SFU with their owners' rules, Janus's API and the Janus a
+        // server runs, HLS livestreams through ffmpeg. It reaches Janus through a connector
+        // the server gives it, so it knows no network library.
+        .target(
+            name: "GreenroomMedia",
+            dependencies: [
+                "GreenroomProtocol",
+                "GreenroomStorage",
+                "GreenroomCore",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "GreenroomServer",
             dependencies: [
                 "GreenroomProtocol",
                 "GreenroomStorage",
                 "GreenroomCore",
+                "GreenroomMedia",
                 "GreenroomSQLite",
                 "GreenroomPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),

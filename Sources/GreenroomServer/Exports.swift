@@ -3,3 +3,4 @@
 @_exported import GreenroomSQLite
 @_exported import GreenroomPostgres
 @_exported import GreenroomCore
+@_exported import GreenroomMedia

@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+@testable import GreenroomMedia
 @testable import GreenroomServer
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Greenroom
 import GreenroomProtocol
+@testable import GreenroomMedia
 @testable import GreenroomServer
 import Testing
 #if canImport(FoundationNetworking)

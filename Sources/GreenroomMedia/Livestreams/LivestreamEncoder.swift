@@ -1,3 +1,6 @@
+import GreenroomCore
+import GreenroomProtocol
+import GreenroomStorage
 import Foundation
 
 /// What one livestream's ffmpeg reads and how it lays the picture out: one input per tile
@@ -6,23 +9,23 @@ import Foundation
 /// mixed. It writes H.264 + AAC in 2-second MPEG-TS segments, a keyframe at each, into an HLS
 /// playlist that keeps its media sequence across restarts (`append_list`), marking each
 /// restart with a discontinuity.
-struct LivestreamEncoder {
+package struct LivestreamEncoder {
     /// One tile: a feed's forwarded tracks.
-    struct Tile {
+    package struct Tile {
         var video: ForwardedTrack?
         var audio: ForwardedTrack?
     }
 
-    static let tileWidth = 640
-    static let tileHeight = 360
+    package static let tileWidth = 640
+    package static let tileHeight = 360
     /// The segment duration, in seconds.
-    static let segmentSeconds = 2
-    static let playlistName = "index.m3u8"
+    package static let segmentSeconds = 2
+    package static let playlistName = "index.m3u8"
 
-    var tiles: [Tile]
+    package var tiles: [Tile]
 
     /// The grid: columns and rows.
-    var grid: (columns: Int, rows: Int) {
+    package var grid: (columns: Int, rows: Int) {
         switch tiles.count {
         case 0, 1: (1, 1)
         case 2, 3: (tiles.count, 1)
@@ -32,7 +35,7 @@ struct LivestreamEncoder {
     }
 
     /// The session description of tile `index`'s RTP, for ffmpeg's `-i`.
-    func sdp(_ index: Int) -> String {
+    package func sdp(_ index: Int) -> String {
         var lines = ["v=0", "o=- 0 0 IN IP4 127.0.0.1", "s=greenroom tile \(index)", "c=IN IP4 127.0.0.1", "t=0 0"]
         for track in [tiles[index].video, tiles[index].audio].compactMap({ $0 }) {
             lines.append("m=\(track.kind) \(track.port) RTP/AVP \(track.payloadType)")
@@ -41,7 +44,7 @@ struct LivestreamEncoder {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
-    static func rtpmap(_ track: ForwardedTrack) -> [String] {
+    package static func rtpmap(_ track: ForwardedTrack) -> [String] {
         let pt = track.payloadType
         switch track.codec.lowercased() {
         case "h264": return ["a=rtpmap:\(pt) H264/90000", "a=fmtp:\(pt) packetization-mode=1"]
@@ -59,7 +62,7 @@ struct LivestreamEncoder {
     /// playlist and segments go into `directory`. `continuing` a playlist written by an
     /// earlier ffmpeg, its segments are kept and the new ones follow a discontinuity (on a
     /// fresh playlist ffmpeg would put that tag in the header, which players refuse).
-    func arguments(inputs: [String], directory: String, continuing: Bool) -> [String] {
+    package func arguments(inputs: [String], directory: String, continuing: Bool) -> [String] {
         var arguments = ["-hide_banner", "-nostdin", "-loglevel", "warning", "-y"]
         for input in inputs {
             arguments += ["-protocol_whitelist", "file,udp,rtp", "-fflags", "+genpts", "-reorder_queue_size", "64",
@@ -82,7 +85,7 @@ struct LivestreamEncoder {
     /// without video, and for the empty cells of the grid), the rows stacked; the audio of the
     /// tiles that have it mixed (silence when none has). Every input starts at zero, so that
     /// tiles joined at different moments line up.
-    var filter: String {
+    package var filter: String {
         let (columns, rows) = grid
         let w = Self.tileWidth, h = Self.tileHeight
         var chains: [String] = []

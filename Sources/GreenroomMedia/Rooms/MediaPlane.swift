@@ -1,21 +1,30 @@
+import GreenroomCore
+import GreenroomStorage
 import Foundation
 import GreenroomProtocol
 import Logging
 
 /// What the owner of a room (a meeting, a live event) lets the caller do with media.
-struct MediaRights: Sendable {
+package struct MediaRights: Sendable {
     /// How the caller is named in the room: its participant id in a meeting, its user id in
     /// a live event.
-    var participantId: String
+    package var participantId: String
     /// Why the caller may not publish, or `nil` when it may.
-    var publishRefusal: GreenroomError?
+    package var publishRefusal: GreenroomError?
     /// Why the caller may not receive, or `nil` when it may.
-    var receiveRefusal: GreenroomError?
+    package var receiveRefusal: GreenroomError?
+
+    /// The caller named `participantId`, refused publishing or receiving for the reasons given.
+    package init(participantId: String, publishRefusal: GreenroomError?, receiveRefusal: GreenroomError?) {
+        self.participantId = participantId
+        self.publishRefusal = publishRefusal
+        self.receiveRefusal = receiveRefusal
+    }
 }
 
 /// The owner of a kind of media room: it decides who may publish and receive, from its own
 /// state (a meeting participant's mode, a live event's state and hosts).
-protocol MediaRoomRules: Sendable {
+package protocol MediaRoomRules: Sendable {
     /// The caller's rights in the room of `roomId`; throws when the caller is not in it.
     func mediaRights(_ caller: Caller, roomId: String) async throws -> MediaRights
     /// The SFU reports that a feed's audio or video started or stopped arriving (a track
@@ -25,27 +34,27 @@ protocol MediaRoomRules: Sendable {
 
 /// A room on the SFU, as stored: the Janus that holds it, its room number there and the
 /// secret that manages it. Every node routes the room's signalling to that Janus.
-struct MediaRoomRecord: StoredRecord {
-    static let recordKind = "media-room"
-    var stream: String
-    var room: UInt64
-    var secret: String
+package struct MediaRoomRecord: StoredRecord {
+    package static let recordKind = "media-room"
+    package var stream: String
+    package var room: UInt64
+    package var secret: String
     /// The URL of the Janus that holds the room; `nil` in rooms stored before several Janus
     /// servers were supported, which are on the first configured one.
-    var janus: String?
+    package var janus: String?
 
-    var recordId: String { stream }
+    package var recordId: String { stream }
 }
 
 /// A feed published in a room, stored with the `media.published` event that announced it
 /// and removed with the `media.unpublished` one.
-struct MediaFeedRecord: StoredRecord {
-    static let recordKind = "media-feed"
-    var stream: String
-    var feed: MediaFeed
+package struct MediaFeedRecord: StoredRecord {
+    package static let recordKind = "media-feed"
+    package var stream: String
+    package var feed: MediaFeed
 
-    var recordScope: String { stream }
-    var recordId: String { String(feed.feedId) }
+    package var recordScope: String { stream }
+    package var recordId: String { String(feed.feedId) }
 }
 
 /// The media control plane: Greenroom's side of the SFU. It makes a Janus VideoRoom for each
@@ -62,22 +71,28 @@ struct MediaFeedRecord: StoredRecord {
 /// Rights are enforced here, at the SFU: a client never holds a Janus handle or room secret,
 /// so a refused publish never reaches Janus, and a participant that loses the right has its
 /// publisher removed by Greenroom.
-final class MediaPlane: Sendable {
+package final class MediaPlane: Sendable {
     /// The SFUs, in configured order; none when the server runs without media.
-    let gateways: [JanusGateway]
-    let storage: any GreenroomStorage
-    let events: EventLog
-    let logger: Logger
+    package let gateways: [JanusGateway]
+    package let storage: any GreenroomStorage
+    package let events: EventLog
+    package let logger: Logger
     /// The rules of each kind of room.
     private let rules = Locked<[StreamKind: any MediaRoomRules]>([:])
 
-    struct MemberKey: Hashable, Sendable {
-        let clientId: String
-        let stream: String
+    package struct MemberKey: Hashable, Sendable {
+        package let clientId: String
+        package let stream: String
+
+        /// The member that `clientId`'s connection is in the room of `stream`.
+        package init(clientId: String, stream: String) {
+            self.clientId = clientId
+            self.stream = stream
+        }
     }
 
     /// One client's handles in one room, on the room's Janus.
-    struct Member: Sendable {
+    package struct Member: Sendable {
         /// The URL of the Janus the handles are on.
         var janus = ""
         var publisher: UInt64?
@@ -102,7 +117,7 @@ final class MediaPlane: Sendable {
 
     private let state = Locked(State())
 
-    init(gateways: [JanusGateway], storage: any GreenroomStorage, events: EventLog, logger: Logger) {
+    package init(gateways: [JanusGateway], storage: any GreenroomStorage, events: EventLog, logger: Logger) {
         self.gateways = gateways
         self.storage = storage
         self.events = events
@@ -117,20 +132,20 @@ final class MediaPlane: Sendable {
     }
 
     /// Registers the rules of a kind of room.
-    func register(_ kind: StreamKind, rules: any MediaRoomRules) {
+    package func register(_ kind: StreamKind, rules: any MediaRoomRules) {
         self.rules.withLock { $0[kind] = rules }
     }
 
-    static let disabled = GreenroomError(
+    package static let disabled = GreenroomError(
         .unavailable, "media is not enabled on this server: run `greenroom serve --media` (Janus on PATH) or `--janus-url ws://…`")
 
     /// Throws `unavailable` when the server runs without media.
-    func requireEnabled() throws {
+    package func requireEnabled() throws {
         guard !gateways.isEmpty else { throw Self.disabled }
     }
 
     /// The connected gateway to the Janus at `url` (the first configured one for `nil`).
-    func gateway(_ url: String?) throws -> JanusGateway {
+    package func gateway(_ url: String?) throws -> JanusGateway {
         try requireEnabled()
         let found = if let url { gateways.first { $0.url == url } } else { gateways.first }
         guard let gateway = found else {
@@ -142,23 +157,23 @@ final class MediaPlane: Sendable {
 
     /// The rules of the room of `stream` and the room's id (a meeting's, a live event's),
     /// or `nil` when no registered kind of room owns `stream`.
-    func owner(of stream: String) -> (rules: any MediaRoomRules, roomId: String)? {
+    package func owner(of stream: String) -> (rules: any MediaRoomRules, roomId: String)? {
         let kind = StreamKind(of: stream)
         guard let id = kind.id(in: stream), let rules = rules.withLock({ $0[kind] }) else { return nil }
         return (rules, id)
     }
 
     /// The caller's rights in the room of `stream`.
-    func rights(_ caller: Caller, stream: String) async throws -> MediaRights {
+    package func rights(_ caller: Caller, stream: String) async throws -> MediaRights {
         guard let owner = owner(of: stream) else {
             throw GreenroomError(.invalidParameterValue, "\(stream) is not a meeting's or live event's stream")
         }
         return try await owner.rules.mediaRights(caller, roomId: owner.roomId)
     }
 
-    func member(_ key: MemberKey) -> Member? { state.withLock { $0.members[key] } }
+    package func member(_ key: MemberKey) -> Member? { state.withLock { $0.members[key] } }
 
-    func update(_ key: MemberKey, _ body: (inout Member) -> Void) {
+    package func update(_ key: MemberKey, _ body: (inout Member) -> Void) {
         state.withLock { state in
             var member = state.members[key] ?? Member()
             body(&member)
@@ -167,7 +182,7 @@ final class MediaPlane: Sendable {
     }
 
     /// The members of this node in `stream`, or of `clientId` in any room.
-    func members(stream: String? = nil, clientId: String? = nil) -> [(MemberKey, Member)] {
+    package func members(stream: String? = nil, clientId: String? = nil) -> [(MemberKey, Member)] {
         state.withLock { state in
             state.members.filter { key, _ in (stream == nil || key.stream == stream) && (clientId == nil || key.clientId == clientId) }
                 .map { ($0.key, $0.value) }
@@ -175,7 +190,7 @@ final class MediaPlane: Sendable {
     }
 
     /// Notes whether a feed talks; returns whether that is a change.
-    func markTalking(stream: String, feedId: UInt64, _ talking: Bool) -> Bool {
+    package func markTalking(stream: String, feedId: UInt64, _ talking: Bool) -> Bool {
         state.withLock { state in
             talking ? state.talking[stream, default: []].insert(feedId).inserted : state.talking[stream]?.remove(feedId) != nil
         }
@@ -183,7 +198,7 @@ final class MediaPlane: Sendable {
 
     /// Notes that a talking feed's audio stopped (`true`: returns whether it was talking) or
     /// came back (`false`: returns whether it had been silenced so).
-    func markSilenced(stream: String, feedId: UInt64, _ silenced: Bool) -> Bool {
+    package func markSilenced(stream: String, feedId: UInt64, _ silenced: Bool) -> Bool {
         state.withLock { state in
             if silenced {
                 guard state.talking[stream]?.contains(feedId) == true else { return false }
@@ -198,7 +213,7 @@ final class MediaPlane: Sendable {
 
     /// The room of `stream` and the gateway to its Janus; a new room is placed, stored and
     /// made on first use, one known from storage is made again on its Janus when needed.
-    func room(_ stream: String) async throws -> (record: MediaRoomRecord, gateway: JanusGateway) {
+    package func room(_ stream: String) async throws -> (record: MediaRoomRecord, gateway: JanusGateway) {
         try requireEnabled()
         if let known = state.withLock({ $0.rooms[stream] }) { return (known, try gateway(known.janus)) }
         let placement = place()
@@ -226,7 +241,7 @@ final class MediaPlane: Sendable {
     }
 
     /// Makes the room on the SFU (again, after Janus restarted); one that exists is fine.
-    func create(_ record: MediaRoomRecord, gateway: JanusGateway) async throws {
+    package func create(_ record: MediaRoomRecord, gateway: JanusGateway) async throws {
         let manager = try await managerHandle(gateway)
         do {
             _ = try await gateway.plugin(manager, [
@@ -239,7 +254,7 @@ final class MediaPlane: Sendable {
 
     /// Forgets the room of `stream` and destroys it on the SFU: the meeting or live event
     /// ended. This node's clients lose their handles; the stored feeds go.
-    func roomEnded(_ stream: String) async {
+    package func roomEnded(_ stream: String) async {
         let local = members(stream: stream)
         state.withLock { state in
             for (key, _) in local { state.members[key] = nil }
@@ -268,7 +283,7 @@ final class MediaPlane: Sendable {
 
     /// The ids of the feeds Janus itself has in the room of `stream` (none when the room was
     /// never made there): what the SFU forwards, whatever Greenroom's records say.
-    func publishersOnSFU(_ stream: String) async throws -> [UInt64] {
+    package func publishersOnSFU(_ stream: String) async throws -> [UInt64] {
         try requireEnabled()
         guard let record = try await storage.load(MediaRoomRecord.self, id: stream) else { return [] }
         let gateway = try gateway(record.janus)
@@ -283,7 +298,7 @@ final class MediaPlane: Sendable {
         }
     }
 
-    func managerHandle(_ gateway: JanusGateway) async throws -> UInt64 {
+    package func managerHandle(_ gateway: JanusGateway) async throws -> UInt64 {
         if let handle = state.withLock({ $0.managers[gateway.url] }) { return handle }
         let handle = try await gateway.attach { _ in }
         let kept = state.withLock { state -> UInt64 in
@@ -298,7 +313,7 @@ final class MediaPlane: Sendable {
     /// An SFU's session is gone (Janus died or the connection dropped): every handle of this
     /// node on it is gone with it, so their feeds are announced gone; its rooms are made again
     /// on next use, on the same Janus.
-    func sessionLost(_ url: String) async {
+    package func sessionLost(_ url: String) async {
         let first = gateways.first?.url
         let lost = state.withLock { state -> [(MemberKey, Member)] in
             let lost = state.members.filter { $0.value.janus == url }
@@ -319,7 +334,7 @@ final class MediaPlane: Sendable {
     }
 
     /// Removes a feed's record and announces it gone, in one transaction.
-    func announceGone(_ feed: MediaFeed, stream: String, reason: String) async {
+    package func announceGone(_ feed: MediaFeed, stream: String, reason: String) async {
         do {
             try await events.transact { transaction in
                 guard try await transaction.remove(MediaFeedRecord.self, scope: stream, id: String(feed.feedId)) else { return }
@@ -330,10 +345,10 @@ final class MediaPlane: Sendable {
         }
     }
 
-    static func event(_ stream: String, _ event: MediaEvent) throws -> EventAppend {
+    package static func event(_ stream: String, _ event: MediaEvent) throws -> EventAppend {
         EventAppend(stream: stream, type: event.type, data: try RawJSON(encoding: event))
     }
 
     /// A random id below 2^53, exact in JSON and JavaScript.
-    static func randomId() -> UInt64 { UInt64.random(in: 1..<(1 << 53)) }
+    package static func randomId() -> UInt64 { UInt64.random(in: 1..<(1 << 53)) }
 }

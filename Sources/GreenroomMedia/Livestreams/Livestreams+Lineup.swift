@@ -1,25 +1,35 @@
+import GreenroomCore
+import GreenroomStorage
 import GreenroomProtocol
 
 /// Who should be on a livestream's picture, as the room's owner says.
-struct LivestreamLineup: Sendable {
+package struct LivestreamLineup: Sendable {
     /// The pinned participants, left to right, and what of each is pinned (meetings).
-    var pinned: [(id: String, pins: PinState)] = []
+    package var pinned: [(id: String, pins: PinState)] = []
     /// Everyone who may be on it, in order: with nobody pinned, their feeds are on it.
-    var all: [String] = []
+    package var all: [String] = []
     /// Those whose camera is off: their tile keeps their audio but shows no video (a video
     /// that does not arrive would hold the whole picture back).
-    var cameraOff: Set<String> = []
+    package var cameraOff: Set<String> = []
+
+    /// A lineup of the pinned participants, everyone who may be on it, and those whose
+    /// camera is off.
+    package init(pinned: [(id: String, pins: PinState)] = [], all: [String] = [], cameraOff: Set<String> = []) {
+        self.pinned = pinned
+        self.all = all
+        self.cameraOff = cameraOff
+    }
 }
 
 /// One tile of a livestream's picture: a feed's camera or screen share, and the feed's audio
 /// on the first of its tiles.
-struct LivestreamSource: Hashable, Sendable {
-    var feed: MediaFeed
-    var video: MediaTrack?
-    var audio: MediaTrack?
+package struct LivestreamSource: Hashable, Sendable {
+    package var feed: MediaFeed
+    package var video: MediaTrack?
+    package var audio: MediaTrack?
 
     /// Whether the tile shows a screen share.
-    var isShare: Bool { video?.isShare == true }
+    package var isShare: Bool { video?.isShare == true }
 }
 
 extension LivestreamEngine {
@@ -27,7 +37,7 @@ extension LivestreamEngine {
     /// shows its camera for a `CAM` pin, its screen share for a `SHARE` pin (its camera when
     /// it shares nothing), both for `SHARE_AND_CAM`; with nobody pinned, every feed shows its
     /// camera and screen share, in the order of `lineup.all` and then the rest oldest first.
-    static func sources(feeds: [MediaFeed], lineup: LivestreamLineup) -> [LivestreamSource] {
+    package static func sources(feeds: [MediaFeed], lineup: LivestreamLineup) -> [LivestreamSource] {
         let published = feeds.filter { feed in feed.tracks.contains { $0.kind == "video" || $0.kind == "audio" } }
         var chosen: [(feed: MediaFeed, pins: PinState)] = []
         if lineup.pinned.isEmpty {
@@ -52,7 +62,7 @@ extension LivestreamEngine {
     }
 
     /// Who is on the picture (each once, left to right) and whose screen share.
-    static func layout(_ sources: [LivestreamSource]) -> (layout: [String], sharing: [String]?) {
+    package static func layout(_ sources: [LivestreamSource]) -> (layout: [String], sharing: [String]?) {
         var layout: [String] = []
         var sharing: [String] = []
         for source in sources {

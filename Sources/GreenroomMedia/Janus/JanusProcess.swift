@@ -1,3 +1,5 @@
+import GreenroomCore
+import GreenroomStorage
 import Foundation
 import GreenroomProtocol
 import Logging
@@ -7,25 +9,25 @@ import ServiceLifecycle
 /// configuration is generated in `<data dir>/janus/` (the VideoRoom plugin and the
 /// WebSocket transport only, both on loopback, no admin API), and when it dies it is
 /// started again after a second.
-final class JanusProcess: Service, Sendable {
-    let executable: String
-    let directory: String
+package final class JanusProcess: Service, Sendable {
+    package let executable: String
+    package let directory: String
     /// The port of its WebSocket API on 127.0.0.1.
-    let port: Int
+    package let port: Int
     private let logger: Logger
     private let current = Locked<ChildProcess?>(nil)
 
     /// The WebSocket URL of its API.
-    var url: String { "ws://127.0.0.1:\(port)" }
+    package var url: String { "ws://127.0.0.1:\(port)" }
 
     /// The process id of the running Janus (for tests that kill it).
-    var pid: Int32? { current.withLock { process in process.map { $0.isRunning ? $0.pid : nil } ?? nil } }
+    package var pid: Int32? { current.withLock { process in process.map { $0.isRunning ? $0.pid : nil } ?? nil } }
 
     /// Writes the configuration for a Janus at `executable` into `directory`, with its API
     /// on a free loopback port.
     /// `iceInterfaces` limits the interfaces Janus gathers ICE candidates on (`lo` when
     /// everything runs on one machine); all when `nil`.
-    init(executable: String, directory: String, iceInterfaces: String?, logger: Logger) throws {
+    package init(executable: String, directory: String, iceInterfaces: String?, logger: Logger) throws {
         self.executable = executable
         self.directory = directory
         self.logger = logger
@@ -34,7 +36,7 @@ final class JanusProcess: Service, Sendable {
                                iceInterfaces: iceInterfaces).write()
     }
 
-    func run() async throws {
+    package func run() async throws {
         await withGracefulShutdownHandler {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 let status = await runOnce()
@@ -69,12 +71,12 @@ final class JanusProcess: Service, Sendable {
     }
 
     /// Stops Janus: SIGTERM, then SIGKILL if it is still there after two seconds.
-    func stop() {
+    package func stop() {
         current.withLock { $0 }?.stop()
     }
 
     /// A port free on 127.0.0.1 now.
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw GreenroomServerError.invalidConfiguration("cannot open a socket to find a free port") }
         defer { close(fd) }
@@ -92,7 +94,7 @@ final class JanusProcess: Service, Sendable {
 
     /// Where Janus's plugins and transports are: `<prefix>/lib/<triplet>/janus` (Debian) or
     /// `<prefix>/lib/janus` (a build from source), beside the `bin` that holds `executable`.
-    static func libraryFolder(of executable: String) throws -> String {
+    package static func libraryFolder(of executable: String) throws -> String {
         let prefix = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent().deletingLastPathComponent().path
         let fileManager = FileManager.default
         var candidates = ["\(prefix)/lib/janus"]
@@ -110,15 +112,15 @@ final class JanusProcess: Service, Sendable {
 /// The configuration Greenroom writes for the Janus it runs: only the VideoRoom plugin and
 /// the WebSocket transport load, the API is on loopback, sessions time out after 60 s
 /// without a keepalive.
-struct JanusConfiguration {
-    let port: Int
-    let directory: String
+package struct JanusConfiguration {
+    package let port: Int
+    package let directory: String
     /// The folder holding `plugins/`, `transports/`, `events/` and `loggers/`.
-    let libraries: String
+    package let libraries: String
     /// The interfaces ICE may use (`ice_enforce_list`), or all.
-    let iceInterfaces: String?
+    package let iceInterfaces: String?
 
-    func write() throws {
+    package func write() throws {
         let fileManager = FileManager.default
         try fileManager.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         func others(_ folder: String, keeping kept: String) -> String {

@@ -1,29 +1,31 @@
+import GreenroomCore
+import GreenroomStorage
 import GreenroomProtocol
 
 /// One track of a feed sent as plain RTP to a local port (VideoRoom's `rtp_forward`).
-struct ForwardedTrack: Sendable, Hashable {
+package struct ForwardedTrack: Sendable, Hashable {
     /// The track's `mid` in the publisher's session.
-    var mid: String
+    package var mid: String
     /// `audio` or `video`.
-    var kind: String
+    package var kind: String
     /// The codec, as Janus negotiated it (`vp8`, `opus`, …).
-    var codec: String
+    package var codec: String
     /// The UDP port on 127.0.0.1 it is sent to.
-    var port: Int
+    package var port: Int
     /// The RTP payload type it is sent with.
-    var payloadType: Int
+    package var payloadType: Int
 }
 
 extension MediaPlane {
     /// The feeds published in the room of `stream`, as announced (oldest first).
-    func feeds(in stream: String) async throws -> [MediaFeed] {
+    package func feeds(in stream: String) async throws -> [MediaFeed] {
         let query = RecordQuery(kind: MediaFeedRecord.recordKind, scope: stream, limit: 1_000)
         return try await storage.list(MediaFeedRecord.self, query).map(\.feed)
     }
 
     /// Asks the room's Janus to send `tracks` of feed `feedId` as RTP to 127.0.0.1; returns
     /// the ids of the forwarders it made (to stop them).
-    func forward(stream: String, feedId: UInt64, tracks: [ForwardedTrack]) async throws -> [UInt64] {
+    package func forward(stream: String, feedId: UInt64, tracks: [ForwardedTrack]) async throws -> [UInt64] {
         let (record, gateway) = try await room(stream)
         let manager = try await managerHandle(gateway)
         let streams: [RawJSON] = tracks.map { track in
@@ -39,7 +41,7 @@ extension MediaPlane {
     /// Has Janus ask every publisher of the room of `stream` for a keyframe every `seconds`
     /// (VideoRoom's `fir_freq`; 0: never): a livestream's encoder starts on a keyframe and
     /// recovers from a lost packet at the next one.
-    func setKeyframeInterval(stream: String, seconds: Int) async throws {
+    package func setKeyframeInterval(stream: String, seconds: Int) async throws {
         let (record, gateway) = try await room(stream)
         let manager = try await managerHandle(gateway)
         _ = try await gateway.plugin(manager, [
@@ -50,7 +52,7 @@ extension MediaPlane {
 
     /// Stops forwarders made by ``forward(stream:feedId:tracks:)``; ones already gone (their
     /// publisher left, Janus restarted) are fine.
-    func stopForwarding(stream: String, feedId: UInt64, forwarders: [UInt64]) async {
+    package func stopForwarding(stream: String, feedId: UInt64, forwarders: [UInt64]) async {
         guard let (record, gateway) = try? await room(stream), let manager = try? await managerHandle(gateway) else { return }
         for forwarder in forwarders {
             _ = try? await gateway.plugin(manager, [

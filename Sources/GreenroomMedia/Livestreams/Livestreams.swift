@@ -1,22 +1,24 @@
+import GreenroomCore
+import GreenroomStorage
 import Foundation
 import GreenroomProtocol
 import Logging
 import ServiceLifecycle
 
 /// A livestream's state as stored, under the room's stream: what `meeting.get` shows.
-struct LivestreamRecord: StoredRecord {
-    static let recordKind = "livestream"
-    var stream: String
-    var info: LivestreamInfo
+package struct LivestreamRecord: StoredRecord {
+    package static let recordKind = "livestream"
+    package var stream: String
+    package var info: LivestreamInfo
     /// The node that runs it: the one that serves its playlist and segments.
-    var node: String
+    package var node: String
 
-    var recordId: String { stream }
+    package var recordId: String { stream }
 }
 
 /// The owner of a kind of room that has livestreams (meetings, live events): it says who is
 /// on the picture, how a change of state is announced, and who may watch.
-protocol LivestreamOwner: Sendable {
+package protocol LivestreamOwner: Sendable {
     /// Who should be on the picture, left to right (participant ids in a meeting, user ids in
     /// a live event): the pinned ones when any is; otherwise every publisher, in the order of
     /// `all` (publishers it does not name follow). See ``LivestreamEngine/sources(feeds:lineup:)``.
@@ -37,25 +39,25 @@ protocol LivestreamOwner: Sendable {
 /// back to `LIVESTREAM_STARTING` with the reason and ffmpeg is started again. The playlist
 /// keeps its media sequence across these restarts, so players carry on by themselves. At
 /// most ``limit`` livestreams run on a node at once.
-final class LivestreamEngine: Service, Sendable {
-    let media: MediaPlane
-    let events: EventLog
+package final class LivestreamEngine: Service, Sendable {
+    package let media: MediaPlane
+    package let events: EventLog
     /// The ffmpeg to run; livestreams answer `unavailable` without one.
-    let ffmpeg: String?
+    package let ffmpeg: String?
     /// Where each livestream's folder is made.
-    let root: URL
+    package let root: URL
     /// The most livestreams this node runs at once.
-    let limit: Int
-    let nodeId: String
-    let logger: Logger
+    package let limit: Int
+    package let nodeId: String
+    package let logger: Logger
     /// How long ffmpeg may go without writing a segment before it counts as stalled.
-    let stallAfter: Duration
+    package let stallAfter: Duration
 
     private let owners = Locked<[StreamKind: any LivestreamOwner]>([:])
-    let running = Locked<[String: Running]>([:])
+    package let running = Locked<[String: Running]>([:])
 
     /// One livestream this node runs.
-    struct Running {
+    package struct Running {
         var info: LivestreamInfo
         /// Tells this run from a later one of the same room (stopped and started again).
         let generation = UUID()
@@ -69,7 +71,7 @@ final class LivestreamEngine: Service, Sendable {
         var earlierPlaylist: Date?
     }
 
-    init(media: MediaPlane, events: EventLog, ffmpeg: String?, root: URL, limit: Int, nodeId: String, logger: Logger,
+    package init(media: MediaPlane, events: EventLog, ffmpeg: String?, root: URL, limit: Int, nodeId: String, logger: Logger,
          stallAfter: Duration = .seconds(10)) {
         self.media = media
         self.events = events
@@ -82,11 +84,11 @@ final class LivestreamEngine: Service, Sendable {
     }
 
     /// Registers the owner of a kind of room.
-    func register(_ kind: StreamKind, owner: any LivestreamOwner) {
+    package func register(_ kind: StreamKind, owner: any LivestreamOwner) {
         owners.withLock { $0[kind] = owner }
     }
 
-    func owner(of stream: String) throws -> (owner: any LivestreamOwner, roomId: String) {
+    package func owner(of stream: String) throws -> (owner: any LivestreamOwner, roomId: String) {
         let kind = StreamKind(of: stream)
         guard let id = kind.id(in: stream), let owner = owners.withLock({ $0[kind] }) else {
             throw GreenroomError(.notFound, "\(stream) is not a meeting's or live event's stream")
@@ -95,21 +97,21 @@ final class LivestreamEngine: Service, Sendable {
     }
 
     /// The folder of the livestream of `stream`.
-    func folder(_ stream: String) -> URL {
+    package func folder(_ stream: String) -> URL {
         root.appendingPathComponent(stream.replacingOccurrences(of: ":", with: "_"), isDirectory: true)
     }
 
     /// The livestream of `stream` as this node runs it, or `nil`.
-    func current(_ stream: String) -> LivestreamInfo? { running.withLock { $0[stream]?.info } }
+    package func current(_ stream: String) -> LivestreamInfo? { running.withLock { $0[stream]?.info } }
 
     /// How many livestreams this node runs.
-    var count: Int { running.withLock { $0.count } }
+    package var count: Int { running.withLock { $0.count } }
 
     // MARK: Starting and stopping
 
     /// Starts the livestream of `stream` (one that runs answers its state). The caller has
     /// checked that it may.
-    func start(_ stream: String) async throws -> LivestreamInfo {
+    package func start(_ stream: String) async throws -> LivestreamInfo {
         try media.requireEnabled()
         guard ffmpeg != nil else {
             throw GreenroomError(.unavailable, "livestreams need ffmpeg: install it or set GREENROOM_FFMPEG")
@@ -142,7 +144,7 @@ final class LivestreamEngine: Service, Sendable {
     /// Stops the livestream of `stream` and removes its files; `reason` is told when it was
     /// not asked (`ended`). Stopping one that does not run on this node answers `LIVESTREAM_STOPPED`.
     @discardableResult
-    func stop(_ stream: String, reason: String? = nil) async -> LivestreamInfo {
+    package func stop(_ stream: String, reason: String? = nil) async -> LivestreamInfo {
         guard let taken = running.withLock({ $0.removeValue(forKey: stream) }) else {
             return LivestreamInfo(status: .LIVESTREAM_STOPPED, playlist: LivestreamInfo.playlistPath(stream), reason: reason)
         }
@@ -161,7 +163,7 @@ final class LivestreamEngine: Service, Sendable {
     }
 
     /// Stores a livestream's state and announces it on the room's stream, in one transaction.
-    func announce(_ stream: String, _ info: LivestreamInfo) async throws {
+    package func announce(_ stream: String, _ info: LivestreamInfo) async throws {
         let (owner, roomId) = try owner(of: stream)
         let record = LivestreamRecord(stream: stream, info: info, node: nodeId)
         let event = try owner.livestreamEvent(roomId: roomId, info)
@@ -172,7 +174,7 @@ final class LivestreamEngine: Service, Sendable {
     }
 
     /// Stops ffmpeg (SIGTERM, then SIGKILL after two seconds) and the forwarders.
-    func tearDown(_ stream: String, process: ChildProcess?, forwarders: [(feedId: UInt64, ids: [UInt64])]) async {
+    package func tearDown(_ stream: String, process: ChildProcess?, forwarders: [(feedId: UInt64, ids: [UInt64])]) async {
         if let process {
             process.stop()
             _ = await process.exited()
@@ -184,7 +186,7 @@ final class LivestreamEngine: Service, Sendable {
 
     /// The file `name` (the playlist or a segment) of the livestream of `stream`, for a
     /// reader the room's owner lets watch.
-    func file(_ stream: String, name: String, identity: Identity) async throws -> URL {
+    package func file(_ stream: String, name: String, identity: Identity) async throws -> URL {
         let (owner, roomId) = try owner(of: stream)
         do {
             try await owner.authorizeLivestream(identity, roomId: roomId)
@@ -201,7 +203,7 @@ final class LivestreamEngine: Service, Sendable {
     }
 
     /// Whether `name` is a file ffmpeg writes for viewers: the playlist or a segment.
-    static func isServed(_ name: String) -> Bool {
+    package static func isServed(_ name: String) -> Bool {
         if name == LivestreamEncoder.playlistName { return true }
         guard name.hasPrefix("seg"), name.hasSuffix(".ts") else { return false }
         let digits = name.dropFirst(3).dropLast(3)
@@ -210,7 +212,7 @@ final class LivestreamEngine: Service, Sendable {
 
     // MARK: Running
 
-    func run() async throws {
+    package func run() async throws {
         await withGracefulShutdownHandler {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 for stream in running.withLock({ Array($0.keys) }) { await supervise(stream) }

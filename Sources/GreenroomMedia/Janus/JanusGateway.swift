@@ -1,22 +1,22 @@
+import GreenroomCore
+import GreenroomStorage
 import Foundation
 import GreenroomProtocol
-import HTTPTypes
 import Logging
 import ServiceLifecycle
 import Synchronization
-import WSClient
 
 /// A refusal from Janus (its own error or its VideoRoom plugin's), with Janus's code.
-struct JanusError: Error, CustomStringConvertible {
-    let code: Int
-    let reason: String
+package struct JanusError: Error, CustomStringConvertible {
+    package let code: Int
+    package let reason: String
 
-    var description: String { "Janus error \(code): \(reason)" }
+    package var description: String { "Janus error \(code): \(reason)" }
 
     /// VideoRoom: no such room (e.g. Janus restarted since it was made).
-    static let noSuchRoom = 426
+    package static let noSuchRoom = 426
     /// VideoRoom: the room exists already.
-    static let roomExists = 427
+    package static let roomExists = 427
 }
 
 /// Greenroom's one connection to the Janus WebSocket API (subprotocol `janus-protocol`) and
@@ -29,8 +29,9 @@ struct JanusError: Error, CustomStringConvertible {
 /// notifications) go to the handler registered for their handle. While disconnected every
 /// request fails with `unavailable`; the gateway reconnects every second, creates a new
 /// session and tells its listener that everything of the old one is gone.
-final class JanusGateway: Service, Sendable {
-    let url: String
+package final class JanusGateway: Service, Sendable {
+    package let url: String
+    private let connector: any JanusConnector
     private let logger: Logger
 
     private struct Pending {
@@ -49,24 +50,26 @@ final class JanusGateway: Service, Sendable {
     private let state = Locked(State())
     private let transactions = Atomic<UInt64>(0)
 
-    init(url: String, logger: Logger) {
+    /// A gateway to the Janus at `url`, reached through `connector`.
+    package init(url: String, connector: any JanusConnector, logger: Logger) {
         self.url = url
+        self.connector = connector
         self.logger = logger
     }
 
     /// Whether a Janus session is open now.
-    var isReady: Bool { state.withLock { $0.session != nil } }
+    package var isReady: Bool { state.withLock { $0.session != nil } }
 
     /// Sets what runs when the session is lost (Janus died or the connection dropped): every
     /// handle and room of the old session is gone.
-    func onSessionLost(_ body: @escaping @Sendable () -> Void) {
+    package func onSessionLost(_ body: @escaping @Sendable () -> Void) {
         state.withLock { $0.onSessionLost = body }
     }
 
     // MARK: Running
 
     /// Connects, and reconnects after a second whenever the connection ends, until shutdown.
-    func run() async throws {
+    package func run() async throws {
         await withGracefulShutdownHandler {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 await connectOnce()
@@ -79,21 +82,17 @@ final class JanusGateway: Service, Sendable {
     }
 
     private func connectOnce() async {
-        var configuration = WebSocketClientConfiguration(maxFrameSize: 1 << 22)
-        configuration.additionalHeaders[HTTPField.Name("Sec-WebSocket-Protocol")!] = "janus-protocol"
         do {
-            try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
+            try await connector.connect(url: url, logger: logger) { socket in
                 let (messages, continuation) = AsyncStream.makeStream(of: String.self)
                 self.state.withLock { $0.outbound = continuation }
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
-                        for await text in messages { try await outbound.write(.text(text)) }
-                        try await outbound.close(.normalClosure, reason: nil)
+                        for await text in messages { try await socket.send(text) }
+                        try await socket.close()
                     }
                     group.addTask { await self.openSession() }
-                    for try await message in inbound.messages(maxSize: 1 << 22) {
-                        if case .text(let text) = message { self.receive(text) }
-                    }
+                    try await socket.receive { text in self.receive(text) }
                     continuation.finish()
                     group.cancelAll()
                 }
@@ -143,7 +142,7 @@ final class JanusGateway: Service, Sendable {
         }
     }
 
-    static let unavailable = GreenroomError(
+    package static let unavailable = GreenroomError(
         .unavailable, "media is unavailable: the media server (Janus) is not reachable; try again shortly")
 
     // MARK: Requests
@@ -153,7 +152,7 @@ final class JanusGateway: Service, Sendable {
     /// answer; `ack` too when `acceptAck` (trickle, keepalive, detach). Throws
     /// ``JanusError`` when Janus refuses, `unavailable` when it is not connected or does not
     /// answer within 10 seconds.
-    func send(_ request: [String: RawJSON], handle: UInt64? = nil, session: Bool = true, acceptAck: Bool = false) async throws -> RawJSON {
+    package func send(_ request: [String: RawJSON], handle: UInt64? = nil, session: Bool = true, acceptAck: Bool = false) async throws -> RawJSON {
         let transaction = "g\(transactions.add(1, ordering: .relaxed).newValue)"
         var message = request
         message["transaction"] = .string(transaction)
@@ -189,7 +188,7 @@ final class JanusGateway: Service, Sendable {
 
     /// Sends a VideoRoom request on `handle` and returns the plugin's data and JSEP. Throws
     /// ``JanusError`` with the plugin's code when the plugin refuses.
-    func plugin(_ handle: UInt64, _ body: [String: RawJSON], jsep: SessionDescription? = nil) async throws -> (data: RawJSON, jsep: SessionDescription?) {
+    package func plugin(_ handle: UInt64, _ body: [String: RawJSON], jsep: SessionDescription? = nil) async throws -> (data: RawJSON, jsep: SessionDescription?) {
         var request: [String: RawJSON] = ["janus": "message", "body": .dictionary(body)]
         if let jsep { request["jsep"] = ["type": .string(jsep.type), "sdp": .string(jsep.sdp)] }
         let answer = try await send(request, handle: handle)
@@ -205,7 +204,7 @@ final class JanusGateway: Service, Sendable {
     }
 
     /// Attaches a VideoRoom handle; `events` gets what Janus sends it outside answers.
-    func attach(events: @escaping @Sendable (RawJSON) -> Void) async throws -> UInt64 {
+    package func attach(events: @escaping @Sendable (RawJSON) -> Void) async throws -> UInt64 {
         let answer = try await send(["janus": "attach", "plugin": "janus.plugin.videoroom"])
         guard let id = answer["data"]?["id"]?.numberValue.flatMap(UInt64.init(exactly:)) else {
             throw GreenroomError(.internalError, "Janus answered attach without a handle id")
@@ -216,13 +215,13 @@ final class JanusGateway: Service, Sendable {
 
     /// Detaches a handle (leaving its room); never throws: a handle whose session is gone
     /// is gone already.
-    func detach(_ handle: UInt64) async {
+    package func detach(_ handle: UInt64) async {
         state.withLock { _ = $0.handlers.removeValue(forKey: handle) }
         _ = try? await send(["janus": "detach"], handle: handle, acceptAck: true)
     }
 
     /// Hands one of the client's ICE candidates (or the end of them, `nil`) to `handle`.
-    func trickle(_ handle: UInt64, candidate: [String: RawJSON]?) async throws {
+    package func trickle(_ handle: UInt64, candidate: [String: RawJSON]?) async throws {
         var request: [String: RawJSON] = ["janus": "trickle"]
         request["candidate"] = candidate.map(RawJSON.dictionary) ?? ["completed": true]
         _ = try await send(request, handle: handle, acceptAck: true)
@@ -255,4 +254,22 @@ final class JanusGateway: Service, Sendable {
         let handler = state.withLock { $0.handlers[sender] }
         handler?(message)
     }
+}
+
+/// How the gateway reaches Janus's WebSocket API (subprotocol `janus-protocol`): the server
+/// gives it its WebSocket client.
+package protocol JanusConnector: Sendable {
+    /// Connects to `url` and runs `body` with the open socket; the socket closes when `body`
+    /// returns. Throws when Janus cannot be reached.
+    func connect(url: String, logger: Logger, _ body: @escaping @Sendable (any JanusSocket) async throws -> Void) async throws
+}
+
+/// An open WebSocket to Janus, as the gateway uses it.
+package protocol JanusSocket: Sendable {
+    /// Sends a text message.
+    func send(_ text: String) async throws
+    /// Calls `body` with each text message received, until the socket closes.
+    func receive(_ body: @Sendable (String) -> Void) async throws
+    /// Closes the socket.
+    func close() async throws
 }

@@ -1,3 +1,5 @@
+import GreenroomCore
+import GreenroomStorage
 import Foundation
 import GreenroomProtocol
 
@@ -6,7 +8,7 @@ extension MediaPlane {
 
     /// Publishes the caller's offer in the room of `args.stream` (or renegotiates its feed),
     /// once the room's owner allows it; announces the feed with `media.published`.
-    func publish(_ args: MediaPublishArgs, caller: Caller) async throws -> MediaPublishResult {
+    package func publish(_ args: MediaPublishArgs, caller: Caller) async throws -> MediaPublishResult {
         try requireEnabled()
         guard args.jsep.type == "offer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an offer") }
         let rights = try await rights(caller, stream: args.stream)
@@ -81,7 +83,7 @@ extension MediaPlane {
     }
 
     /// Stores a member's feed and announces it with `media.published`, once.
-    func announcePublished(_ key: MemberKey) async {
+    package func announcePublished(_ key: MemberKey) async {
         var feed: MediaFeed?
         update(key) { member in
             guard !member.announced else { return }
@@ -102,7 +104,7 @@ extension MediaPlane {
     }
 
     /// Stores a feed whose tracks changed and announces it with `media.updated`.
-    func announceUpdated(_ feed: MediaFeed, stream: String) async {
+    package func announceUpdated(_ feed: MediaFeed, stream: String) async {
         do {
             try await events.transact { transaction in
                 try await transaction.save(MediaFeedRecord(stream: stream, feed: feed))
@@ -119,7 +121,7 @@ extension MediaPlane {
     /// never says so: it measures levels only in the packets it gets, so it still holds the
     /// feed as talking. When the audio comes back the feed is announced talking again, which
     /// is Janus's view, and Janus says `stopped-talking` if it is quiet.
-    func mediaFlowChanged(_ key: MemberKey, kind: MediaKind, flowing: Bool) async {
+    package func mediaFlowChanged(_ key: MemberKey, kind: MediaKind, flowing: Bool) async {
         guard let feed = member(key)?.feed, let owner = owner(of: key.stream) else { return }
         await owner.rules.mediaFlowChanged(feed, roomId: owner.roomId, kind: kind, flowing: flowing)
         guard kind == .audio else { return }
@@ -131,7 +133,7 @@ extension MediaPlane {
     }
 
     /// Stops the caller's feed in a room.
-    func unpublish(_ ref: MediaRoomRef, caller: Caller) async throws {
+    package func unpublish(_ ref: MediaRoomRef, caller: Caller) async throws {
         try requireEnabled()
         let key = MemberKey(clientId: caller.clientId, stream: ref.stream)
         guard member(key)?.publisher != nil else { throw GreenroomError(.notFound, "not publishing in \(ref.stream)") }
@@ -139,7 +141,7 @@ extension MediaPlane {
     }
 
     /// Removes a member's publisher from the room and announces its feed gone.
-    func stopPublishing(_ key: MemberKey, reason: String) async {
+    package func stopPublishing(_ key: MemberKey, reason: String) async {
         var removed: (String, UInt64, MediaFeed?)?
         update(key) { member in
             if let handle = member.publisher { removed = (member.janus, handle, member.feed) }
@@ -154,7 +156,7 @@ extension MediaPlane {
     /// Janus's notifications to a publisher's handle: once its media is up (`webrtcup`) the
     /// feed is announced, since Janus lets nobody subscribe before; when it hangs up (the
     /// client's peer connection closed or failed) or is kicked, its feed is gone.
-    func publisherEvent(_ message: RawJSON, key: MemberKey) {
+    package func publisherEvent(_ message: RawJSON, key: MemberKey) {
         let kind = message["janus"]?.stringValue
         if kind == "webrtcup" {
             Task { await announcePublished(key) }
@@ -181,7 +183,7 @@ extension MediaPlane {
     }
 
     /// The talker's publisher heard it start or stop talking: announced once per change.
-    func talkingChanged(stream: String, feedId: UInt64, talking: Bool) async {
+    package func talkingChanged(stream: String, feedId: UInt64, talking: Bool) async {
         guard markTalking(stream: stream, feedId: feedId, talking) else { return }
         do {
             guard let record = try await storage.load(MediaFeedRecord.self, scope: stream, id: String(feedId)) else { return }
@@ -196,7 +198,7 @@ extension MediaPlane {
 
     /// Adds feeds to the caller's receiving session (every other feed in the room when
     /// `args.feeds` is `nil`); answers with the SFU's offer.
-    func subscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
+    package func subscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
         try requireEnabled()
         if let refusal = try await rights(caller, stream: args.stream).receiveRefusal { throw refusal }
         let (room, gateway) = try await room(args.stream)
@@ -234,7 +236,7 @@ extension MediaPlane {
     }
 
     /// Removes feeds from the caller's receiving session; answers with the SFU's new offer.
-    func unsubscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
+    package func unsubscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
         try requireEnabled()
         guard let member = member(MemberKey(clientId: caller.clientId, stream: args.stream)), let handle = member.subscriber else {
             throw GreenroomError(.notFound, "not receiving in \(args.stream)")
@@ -249,7 +251,7 @@ extension MediaPlane {
     }
 
     /// The caller's answer to its receiving session's last offer.
-    func answer(_ args: MediaAnswerArgs, caller: Caller) async throws {
+    package func answer(_ args: MediaAnswerArgs, caller: Caller) async throws {
         try requireEnabled()
         guard args.jsep.type == "answer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an answer") }
         guard let member = member(MemberKey(clientId: caller.clientId, stream: args.stream)), let handle = member.subscriber else {
@@ -260,7 +262,7 @@ extension MediaPlane {
     }
 
     /// One of the caller's ICE candidates for its publishing or receiving session.
-    func trickle(_ args: MediaTrickleArgs, caller: Caller) async throws {
+    package func trickle(_ args: MediaTrickleArgs, caller: Caller) async throws {
         try requireEnabled()
         let member = member(MemberKey(clientId: caller.clientId, stream: args.stream))
         let handle: UInt64?
@@ -275,7 +277,7 @@ extension MediaPlane {
     }
 
     /// The room's feeds, for a caller that may receive them.
-    func feeds(_ ref: MediaRoomRef, caller: Caller) async throws -> MediaRoomState {
+    package func feeds(_ ref: MediaRoomRef, caller: Caller) async throws -> MediaRoomState {
         if let refusal = try await rights(caller, stream: ref.stream).receiveRefusal { throw refusal }
         return MediaRoomState(feeds: try await feeds(in: ref.stream))
     }
@@ -283,11 +285,11 @@ extension MediaPlane {
     // MARK: Leaving and losing rights
 
     /// Stops publishing and receiving in a room.
-    func leave(_ ref: MediaRoomRef, caller: Caller) async {
+    package func leave(_ ref: MediaRoomRef, caller: Caller) async {
         await leave(MemberKey(clientId: caller.clientId, stream: ref.stream), reason: "left")
     }
 
-    func leave(_ key: MemberKey, reason: String) async {
+    package func leave(_ key: MemberKey, reason: String) async {
         await stopPublishing(key, reason: reason)
         var subscriber: (String, UInt64)?
         update(key) { member in
@@ -298,13 +300,13 @@ extension MediaPlane {
     }
 
     /// A connection closed: its handles in every room go.
-    func connectionEnded(clientId: String) async {
+    package func connectionEnded(clientId: String) async {
         for (key, _) in members(clientId: clientId) { await leave(key, reason: "left") }
     }
 
     /// The room's owner took rights away from a client (a mode change, an exit): what it
     /// may no longer do is undone at once.
-    func revoke(stream: String, clientId: String, publish: Bool, receive: Bool, reason: String) async {
+    package func revoke(stream: String, clientId: String, publish: Bool, receive: Bool, reason: String) async {
         let key = MemberKey(clientId: clientId, stream: stream)
         if receive {
             await leave(key, reason: reason)
@@ -318,7 +320,7 @@ extension MediaPlane {
     /// Runs a request to the SFU; a refusal of Janus's becomes an `invalidParameterValue`
     /// (the client's SDP or feed list), its absence `unavailable`.
     @discardableResult
-    func relay<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+    package func relay<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as JanusError {
@@ -326,14 +328,14 @@ extension MediaPlane {
         }
     }
 
-    static func require(_ jsep: SessionDescription?, _ type: String) throws -> SessionDescription {
+    package static func require(_ jsep: SessionDescription?, _ type: String) throws -> SessionDescription {
         guard let jsep, jsep.type == type else { throw GreenroomError(.internalError, "the media server sent no \(type)") }
         return jsep
     }
 
     /// A publisher's tracks from Janus's `streams` list, or from the m-lines of its offer;
     /// the video tracks whose `mid` is in `shares` are marked as screen shares.
-    static func tracks(_ streams: RawJSON?, offer: String, shares: Set<String> = []) -> [MediaTrack] {
+    package static func tracks(_ streams: RawJSON?, offer: String, shares: Set<String> = []) -> [MediaTrack] {
         func track(_ mid: String, _ kind: String, _ codec: String?) -> MediaTrack {
             MediaTrack(mid: mid, kind: kind, codec: codec, share: kind == "video" && shares.contains(mid) ? true : nil)
         }
@@ -356,7 +358,7 @@ extension MediaPlane {
     }
 
     /// The active tracks of a subscriber's `streams` list.
-    static func subscribed(_ streams: RawJSON?) -> [MediaSubscribedTrack] {
+    package static func subscribed(_ streams: RawJSON?) -> [MediaSubscribedTrack] {
         (streams?.arrayValue ?? []).compactMap { stream in
             guard stream["active"]?.boolValue != false, let mid = stream["mid"]?.stringValue,
                   let feed = stream["feed_id"]?.numberValue.flatMap(UInt64.init(exactly:)),

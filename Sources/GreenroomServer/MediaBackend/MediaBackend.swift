@@ -17,9 +17,9 @@ struct MediaBackend: Sendable {
             let process = try JanusProcess(
                 executable: executable, directory: configuration.dataDirectory + "/janus",
                 iceInterfaces: configuration.mediaICEInterfaces, logger: logger)
-            return MediaBackend(gateways: [JanusGateway(url: process.url, logger: logger)], process: process)
+            return MediaBackend(gateways: [JanusGateway(url: process.url, connector: JanusWebSocketConnector(), logger: logger)], process: process)
         }
-        return MediaBackend(gateways: configuration.janusURLs.map { JanusGateway(url: $0, logger: logger) }, process: nil)
+        return MediaBackend(gateways: configuration.janusURLs.map { JanusGateway(url: $0, connector: JanusWebSocketConnector(), logger: logger) }, process: nil)
     }
 
     /// Its services, in starting order: Janus, then the connections to it.

@@ -1,13 +1,15 @@
+import GreenroomCore
+import GreenroomStorage
 import Foundation
 import GreenroomProtocol
 
 extension LivestreamEngine {
     /// The most tiles on the picture.
-    static let maxTiles = 6
+    package static let maxTiles = 6
 
     /// Looks at one livestream: starts ffmpeg (again) when it is not running, exited, stalled
     /// or shows the wrong feeds; says `LIVESTREAM_STARTED` once the playlist is playable.
-    func supervise(_ stream: String) async {
+    package func supervise(_ stream: String) async {
         guard let current = running.withLock({ $0[stream] }), let (owner, roomId) = try? owner(of: stream) else { return }
         let desired: [LivestreamSource]
         do {
@@ -148,7 +150,7 @@ extension LivestreamEngine {
     }
 
     /// When the playlist was last written.
-    func playlistModified(_ stream: String) -> Date? {
+    package func playlistModified(_ stream: String) -> Date? {
         let path = folder(stream).appendingPathComponent(LivestreamEncoder.playlistName).path
         return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
@@ -163,7 +165,7 @@ extension LivestreamEngine {
 
     /// An even UDP port on 127.0.0.1 whose odd neighbour is free too (ffmpeg's RTP reader
     /// takes the next port for RTCP), above Linux's ephemeral range and Janus's RTP range.
-    static func freePortPair(avoiding taken: Set<Int>) -> Int? {
+    package static func freePortPair(avoiding taken: Set<Int>) -> Int? {
         for _ in 0..<64 {
             let port = 61_000 + 2 * Int.random(in: 0..<2_200)
             guard !taken.contains(port), isFreeUDP(port), isFreeUDP(port + 1) else { continue }

@@ -1,0 +1,1 @@
+../../Sources/GreenroomCore/Callers/Identity.swift
