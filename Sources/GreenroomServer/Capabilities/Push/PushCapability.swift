@@ -1,12 +1,10 @@
 import Foundation
 import GreenroomProtocol
-import Hummingbird
-import NIOFoundationCompat
 
 /// Push notifications, around the sender the outbox delivers through: who is connected
 /// (a presence entry per connection on `online:<user>`, kept only when push is set up), the
 /// members' per-channel option, and the app's template.
-struct PushCapability: CapabilityRoutes {
+struct PushCapability: Capability {
     let settings: PushSettings
     let storage: any GreenroomStorage
     let events: EventLog
@@ -69,26 +67,6 @@ struct PushCapability: CapabilityRoutes {
         }
     }
 
-    /// `/v1/push/template`: the app's notification text (API key).
-    func addRoutes(_ routes: RestRoutes) {
-        let group = routes.group("/v1/push/template", for: .backend)
-        let events = events, storage = storage
-        group.get { _, _ in
-            return try jsonResponse(try await storage.load(PushTemplateRecord.self, id: PushTemplateRecord.onlyId)?.template ?? PushTemplate())
-        }
-        group.put { request, context in
-            let template = try await request.decode(as: PushTemplate.self, context: context)
-            try template.validate()
-            try await events.transact { transaction in try await transaction.save(PushTemplateRecord(template: template)) }
-            return try jsonResponse(template)
-        }
-        group.delete { _, _ in
-            _ = try await events.transact { transaction in
-                try await transaction.remove(PushTemplateRecord.self, id: PushTemplateRecord.onlyId)
-            }
-            return Response(status: .noContent)
-        }
-    }
 }
 
 /// The `online:` entries this node wrote, by connection, with the write in flight: a
