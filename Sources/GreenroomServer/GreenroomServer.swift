@@ -21,7 +21,7 @@ public final class GreenroomServer: Sendable {
     /// The port the server listens on.
     public let port: Int
     /// The server's settings.
-    public let configuration: ServerConfiguration
+    public let configuration: GreenroomCore.ServerConfiguration
     /// The app secret and API key in use.
     public let secrets: Secrets
     let core: ServerCore
@@ -83,7 +83,7 @@ public final class GreenroomServer: Sendable {
     ///
     /// - Parameter signals: signals that shut it down gracefully (none by default).
     public static func start(
-        configuration: ServerConfiguration,
+        configuration: GreenroomCore.ServerConfiguration,
         logger: Logger = Logger(label: "greenroom"),
         signals: [UnixSignal] = []
     ) async throws -> GreenroomServer {

@@ -16,7 +16,7 @@ final class Sessions: Sendable {
     private let storage: any GreenroomStorage
     private let events: EventLog
     private let connections: ConnectionRegistry
-    private let configuration: ServerConfiguration
+    private let configuration: GreenroomCore.ServerConfiguration
     private let rateLimiter: RateLimiter
     private let metrics: ServerMetrics
     private let roster: Roster
@@ -26,7 +26,7 @@ final class Sessions: Sendable {
     private let commands: CommandRouter
 
     init(authenticator: Authenticator, storage: any GreenroomStorage, events: EventLog, connections: ConnectionRegistry,
-         configuration: ServerConfiguration, rateLimiter: RateLimiter, metrics: ServerMetrics, roster: Roster, hub: EventHub,
+         configuration: GreenroomCore.ServerConfiguration, rateLimiter: RateLimiter, metrics: ServerMetrics, roster: Roster, hub: EventHub,
          presences: Presences, capabilities: [any Capability], commands: CommandRouter) {
         self.authenticator = authenticator
         self.storage = storage

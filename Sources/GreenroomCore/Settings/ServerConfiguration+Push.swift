@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 /// Push notifications through Apple's APNs, with token-based authentication.
 public struct PushSettings: Sendable, Hashable {
@@ -41,7 +42,7 @@ public struct PushSettings: Sendable, Hashable {
     }
 
     /// Reads the `GREENROOM_APNS_*` variables into `settings`.
-    static func read(_ variables: EnvironmentVariables, into settings: inout PushSettings) throws {
+    package static func read(_ variables: EnvironmentVariables, into settings: inout PushSettings) throws {
         settings.keyPath = variables.text("GREENROOM_APNS_KEY") ?? settings.keyPath
         settings.keyId = variables.text("GREENROOM_APNS_KEY_ID") ?? settings.keyId
         settings.teamId = variables.text("GREENROOM_APNS_TEAM_ID") ?? settings.teamId
@@ -57,7 +58,7 @@ public struct PushSettings: Sendable, Hashable {
     }
 
     /// Checks that push, when set up, has everything it needs.
-    func validate() throws {
+    package func validate() throws {
         guard isEnabled else { return }
         guard keyId?.isEmpty == false, teamId?.isEmpty == false, topic?.isEmpty == false else {
             throw GreenroomServerError.invalidConfiguration("APNs needs the key's id, the team id and the topic (the app's bundle id) with its key")

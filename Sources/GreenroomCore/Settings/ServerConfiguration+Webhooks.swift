@@ -1,5 +1,6 @@
 import Foundation
 import GreenroomProtocol
+import GreenroomStorage
 
 /// How the server delivers webhooks to the app's backend.
 public struct WebhookSettings: Sendable, Hashable {
@@ -33,7 +34,7 @@ public struct WebhookSettings: Sendable, Hashable {
     public init() {}
 
     /// Reads the `GREENROOM_WEBHOOK_*` variables into `settings`.
-    static func read(_ variables: EnvironmentVariables, into settings: inout WebhookSettings) throws {
+    package static func read(_ variables: EnvironmentVariables, into settings: inout WebhookSettings) throws {
         settings.url = variables.text("GREENROOM_WEBHOOK_URL") ?? settings.url
         settings.secret = variables.text("GREENROOM_WEBHOOK_SECRET") ?? settings.secret
         if let events = variables.text("GREENROOM_WEBHOOK_EVENTS") {
@@ -52,7 +53,7 @@ public struct WebhookSettings: Sendable, Hashable {
     }
 
     /// Checks that every setting is in range.
-    func validate() throws {
+    package func validate() throws {
         if let url {
             try checkURL(url)
             guard let secret, secret.count >= 16 else {
@@ -72,7 +73,7 @@ public struct WebhookSettings: Sendable, Hashable {
 
     /// Throws unless `url` is an absolute `http` or `https` URL with a host, and, unless
     /// ``allowPrivateAddresses``, a host that is no refused IP address (``WebhookAddressGuard``).
-    func checkURL(_ url: String) throws {
+    package func checkURL(_ url: String) throws {
         guard url.count <= 2_000, let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
               scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty else {
             throw GreenroomError(.invalidParameterValue, "a webhook URL must be an absolute http:// or https:// URL")
@@ -86,7 +87,7 @@ public struct WebhookSettings: Sendable, Hashable {
 
 extension WebhookSettings {
     /// How the outbox retries every destination's jobs (webhooks' and APNs').
-    var deliveryPolicy: OutboxPolicy {
+    package var deliveryPolicy: OutboxPolicy {
         OutboxPolicy(timeout: timeout, maxAttempts: maxAttempts, retryBase: retryBase, retryCap: retryCap, concurrency: concurrency)
     }
 }
