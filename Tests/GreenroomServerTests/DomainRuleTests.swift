@@ -31,7 +31,8 @@ struct DomainRuleTests {
                                 livestreams: LivestreamEngine(media: media, events: events, ffmpeg: nil, root: FileManager.default.temporaryDirectory,
                                                               limit: 0, nodeId: "n1", logger: .init(label: "test")),
                                 deliveries: OutboxDispatcher(storage: storage, events: events, policy: configuration.webhooks.deliveryPolicy,
-                                                             logger: .init(label: "test")))
+                                                             logger: .init(label: "test")),
+                                outbound: OutboundClients(webhooks: AsyncHTTPOutbound.webhooks(), apns: AsyncHTTPOutbound.apns(trusting: nil)))
         }
 
         deinit { writer.cancel() }

@@ -23,6 +23,8 @@ struct CoreServices: Sendable {
     let livestreams: LivestreamEngine
     /// Delivers the outbox's jobs: a capability adds the destinations it keeps.
     let deliveries: OutboxDispatcher
+    /// The server's HTTP clients for calling out.
+    let outbound: OutboundClients
     /// What each capability removes of a user deleted, in the deletion's transaction.
     let userDeletion = UserDeletionHooks()
 }

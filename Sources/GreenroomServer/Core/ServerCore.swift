@@ -107,7 +107,8 @@ final class ServerCore: Sendable {
         self.deliveries = deliveries
         let services = CoreServices(
             configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics,
-            media: media, mediaBackend: mediaBackend, livestreams: livestreams, deliveries: deliveries)
+            media: media, mediaBackend: mediaBackend, livestreams: livestreams, deliveries: deliveries,
+            outbound: OutboundClients(webhooks: AsyncHTTPOutbound.webhooks(), apns: AsyncHTTPOutbound.apns(trusting: configuration.push.caCertificatePath)))
         let capabilities = Self.makeCapabilities(services)
         self.capabilities = capabilities
         let owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }

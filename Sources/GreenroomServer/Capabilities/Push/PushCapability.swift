@@ -17,7 +17,8 @@ struct PushCapability: Capability {
         events = core.events
         roster = core.roster
         if settings.isEnabled {
-            core.deliveries.add(PushSender(settings: settings, storage: storage, events: events, metrics: core.metrics.push, logger: core.logger))
+            core.deliveries.add(PushSender(settings: settings, storage: storage, events: events, http: core.outbound.apns,
+                                             metrics: core.metrics.push, logger: core.logger))
         }
     }
 

@@ -1,11 +1,7 @@
-import AsyncHTTPClient
 import Foundation
 import GreenroomProtocol
 import JWTKit
 import Logging
-import NIOCore
-import NIOFoundationCompat
-import NIOSSL
 
 /// What one device is sent: the alert, computed when the message's push is fanned out.
 struct PushMessage: Codable, Sendable, Hashable {
@@ -45,11 +41,13 @@ final class PushSender: OutboxDestination, OutboxDestinations, Sendable {
     /// The provider token: APNs wants it renewed within the hour, and not more often than
     /// every 20 minutes, so one is made at a time and shared.
     private let tokens = ProviderTokens()
-    private let client = Locked<HTTPClient?>(nil)
+    /// The server's HTTP/2 client for APNs.
+    private let http: any OutboundHTTP
     static let tokenLifetime: TimeInterval = 50 * 60
 
-    init(settings: PushSettings, storage: any GreenroomStorage, events: EventLog, metrics: PushMetrics, logger: Logger) {
+    init(settings: PushSettings, storage: any GreenroomStorage, events: EventLog, http: any OutboundHTTP, metrics: PushMetrics, logger: Logger) {
         self.settings = settings
+        self.http = http
         self.storage = storage
         self.events = events
         self.metrics = metrics
@@ -75,31 +73,25 @@ final class PushSender: OutboxDestination, OutboxDestinations, Sendable {
 
     /// Shuts the HTTP client down (it is made on the first push).
     func shutdown() async {
-        guard let made = client.withLock({ client -> HTTPClient? in
-            defer { client = nil }
-            return client
-        }) else { return }
-        try? await made.shutdown()
+        await http.shutdown()
     }
 
     // MARK: Sending to a device
 
     private func send(_ message: PushMessage, to device: String, job: OutboxJobRecord) async throws -> DeliveryOutcome {
-        var request = HTTPClientRequest(url: "\(settings.baseURL)/3/device/\(device)")
-        request.method = .POST
-        request.headers.add(name: "authorization", value: "bearer \(try await providerToken())")
-        request.headers.add(name: "apns-topic", value: settings.topic ?? "")
-        request.headers.add(name: "apns-push-type", value: "alert")
-        request.headers.add(name: "apns-priority", value: "10")
-        // Not worth showing a day later.
-        request.headers.add(name: "apns-expiration", value: String(Int64(job.event.at.timeIntervalSince1970) + 86_400))
-        request.headers.add(name: "apns-collapse-id", value: message.collapseId)
-        request.headers.add(name: "content-type", value: "application/json")
-        request.body = .bytes(ByteBuffer(data: try Self.payload(message)))
-        let response = try await httpClient().execute(request, timeout: .seconds(10))
-        let answer = try await response.body.collect(upTo: 16 * 1024)
-        let reason = (try? RawJSON(json: Data(buffer: answer)))?["reason"]?.stringValue ?? ""
-        let status = Int(response.status.code)
+        let request = OutboundRequest(url: "\(settings.baseURL)/3/device/\(device)", headers: [
+            ("authorization", "bearer \(try await providerToken())"),
+            ("apns-topic", settings.topic ?? ""),
+            ("apns-push-type", "alert"),
+            ("apns-priority", "10"),
+            // Not worth showing a day later.
+            ("apns-expiration", String(Int64(job.event.at.timeIntervalSince1970) + 86_400)),
+            ("apns-collapse-id", message.collapseId),
+            ("content-type", "application/json"),
+        ], body: try Self.payload(message), timeout: 10)
+        let answer = try await http.post(request, answerLimit: 16 * 1024)
+        let reason = (try? RawJSON(json: answer.body))?["reason"]?.stringValue ?? ""
+        let status = answer.status
         let gone = status == 410 || (status == 400 && (reason == "BadDeviceToken" || reason == "DeviceTokenNotForTopic"))
         switch status {
         case 200:
@@ -144,25 +136,6 @@ final class PushSender: OutboxDestination, OutboxDestinations, Sendable {
             return try await keys.sign(ProviderClaims(iss: IssuerClaim(value: settings.teamId ?? ""), iat: IssuedAtClaim(value: Date())),
                                        kid: JWKIdentifier(string: settings.keyId ?? ""))
         }
-    }
-
-    /// The HTTP/2 client, made on first use (trusting the configured certificates too).
-    private func httpClient() throws -> HTTPClient {
-        if let made = client.withLock({ $0 }) { return made }
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let path = settings.caCertificatePath {
-            tls.additionalTrustRoots = [.file(path)]
-        }
-        var configuration = HTTPClient.Configuration(tlsConfiguration: tls)
-        configuration.httpVersion = .automatic
-        let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-        let (kept, spare) = client.withLock { client -> (HTTPClient, HTTPClient?) in
-            if let client { return (client, made) }
-            client = made
-            return (made, nil)
-        }
-        if let spare { Task { try? await spare.shutdown() } }
-        return kept
     }
 }
 

@@ -1,9 +1,6 @@
-import AsyncHTTPClient
 import Crypto
 import Foundation
 import GreenroomProtocol
-import NIOCore
-import NIOHTTP1
 
 /// A webhook endpoint as a destination of the outbox: each job is one signed POST.
 struct WebhookDestination: OutboxDestination {
@@ -13,11 +10,9 @@ struct WebhookDestination: OutboxDestination {
     /// Whether the endpoint may resolve to a non-public address (``WebhookAddressGuard``).
     let allowPrivateAddresses: Bool
     let metrics: WebhookMetrics
-
-    /// The client deliveries go through: it follows no redirect (an endpoint answering 3xx
+    /// The server's client for webhooks: it follows no redirect (an endpoint answering 3xx
     /// has failed the attempt), so an endpoint cannot send the server elsewhere.
-    static let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-                                   configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+    let http: any OutboundHTTP
 
     var id: String { endpoint.id }
 
@@ -33,35 +28,21 @@ struct WebhookDestination: OutboxDestination {
     /// POSTs a job's event to its endpoint, signed; `nil` when a 2xx came back in time, else
     /// what went wrong.
     func send(_ job: OutboxJobRecord) async -> String? {
-        if !allowPrivateAddresses {
-            guard let host = URL(string: endpoint.url)?.host else { return "the endpoint's URL has no host" }
-            if let refusal = await WebhookAddressGuard.check(host: host) {
-                return "refused: \(refusal) (GREENROOM_WEBHOOK_ALLOW_PRIVATE=1 allows it)"
-            }
-        }
+        if !allowPrivateAddresses, URL(string: endpoint.url)?.host == nil { return "the endpoint's URL has no host" }
         do {
             let body = try WireCoding.encode(WebhookEvent(job.event))
             let timestamp = Int64(Date().timeIntervalSince1970)
-            var request = HTTPClientRequest(url: endpoint.url)
-            request.method = .POST
-            request.headers.add(name: "Content-Type", value: "application/json")
-            request.headers.add(name: "User-Agent", value: "Greenroom-Webhooks/1")
-            request.headers.add(name: WebhookHeaders.id, value: WebhookEvent.id(of: job.event))
-            request.headers.add(name: WebhookHeaders.attempt, value: String(job.attempts + 1))
-            request.headers.add(name: WebhookHeaders.signature,
-                                value: "t=\(timestamp),v1=\(Self.signature(secret: endpoint.secret, timestamp: timestamp, body: body))")
-            request.body = .bytes(ByteBuffer(data: body))
-            let timeout = TimeAmount.milliseconds(Int64((timeout * 1000).rounded()))
-            let response = try await Self.client.execute(request, timeout: timeout)
-            // Read (a bounded part of) the answer so the connection can be used again.
-            var read = 0
-            for try await chunk in response.body {
-                read += chunk.readableBytes
-                if read > Self.answerLimit { break }
-            }
-            return (200..<300).contains(Int(response.status.code)) ? nil : "HTTP \(response.status.code)"
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            return "no answer within \(timeout) s"
+            let request = OutboundRequest(url: endpoint.url, headers: [
+                ("Content-Type", "application/json"),
+                ("User-Agent", "Greenroom-Webhooks/1"),
+                (WebhookHeaders.id, WebhookEvent.id(of: job.event)),
+                (WebhookHeaders.attempt, String(job.attempts + 1)),
+                (WebhookHeaders.signature, "t=\(timestamp),v1=\(Self.signature(secret: endpoint.secret, timestamp: timestamp, body: body))"),
+            ], body: body, timeout: timeout, publicAddressesOnly: !allowPrivateAddresses)
+            let answer = try await http.post(request, answerLimit: Self.answerLimit)
+            return (200..<300).contains(answer.status) ? nil : "HTTP \(answer.status)"
+        } catch OutboundHTTPError.refused(let refusal) {
+            return "refused: \(refusal) (GREENROOM_WEBHOOK_ALLOW_PRIVATE=1 allows it)"
         } catch {
             return "\(error)"
         }

@@ -28,6 +28,8 @@ final class WebhookEndpointCache: Sendable {
 struct WebhookDestinations: OutboxDestinations {
     let service: WebhookService
     let metrics: WebhookMetrics
+    /// The server's client for webhooks.
+    let http: any OutboundHTTP
 
     /// Stores (or updates, or removes) the configured endpoint, and loads them all.
     func prepare() async throws {
@@ -41,7 +43,7 @@ struct WebhookDestinations: OutboxDestinations {
     var current: [any OutboxDestination] {
         let settings = service.settings
         return service.endpoints.current.map {
-            WebhookDestination(endpoint: $0, timeout: settings.timeout, allowPrivateAddresses: settings.allowPrivateAddresses, metrics: metrics)
+            WebhookDestination(endpoint: $0, timeout: settings.timeout, allowPrivateAddresses: settings.allowPrivateAddresses, metrics: metrics, http: http)
         }
     }
 
@@ -54,4 +56,6 @@ struct WebhookDestinations: OutboxDestinations {
     func parked(_ job: OutboxJobRecord) { metrics.parkedOne() }
 
     func scanned(length: Int, oldestAge: TimeInterval) { metrics.queue(length: length, oldestAge: oldestAge) }
+
+    func shutdown() async { await http.shutdown() }
 }

@@ -9,7 +9,7 @@ struct WebhooksCapability: Capability {
 
     init(_ core: CoreServices) {
         service = WebhookService(storage: core.storage, events: core.events, settings: core.configuration.webhooks)
-        core.deliveries.add(WebhookDestinations(service: service, metrics: core.metrics.webhooks))
+        core.deliveries.add(WebhookDestinations(service: service, metrics: core.metrics.webhooks, http: core.outbound.webhooks))
     }
 
 }
