@@ -113,6 +113,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The product's capabilities (users, app streams, chat, live events, meetings, videos,
+        // media signalling, webhooks, push): their rules, records, operations and background
+        // work, over the core and the media plane. No network library, no HTTP server: their
+        // REST routes are the server's (HTTP/CapabilityRoutes/), their outbound calls go
+        // through the core's OutboundHTTP.
+        .target(
+            name: "GreenroomCapabilities",
+            dependencies: [
+                "GreenroomProtocol",
+                "GreenroomStorage",
+                "GreenroomCore",
+                "GreenroomMedia",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "GreenroomServer",
             dependencies: [
@@ -120,6 +139,7 @@ let package = Package(
                 "GreenroomStorage",
                 "GreenroomCore",
                 "GreenroomMedia",
+                "GreenroomCapabilities",
                 "GreenroomSQLite",
                 "GreenroomPostgres",
                 .product(name: "Hummingbird", package: "hummingbird"),

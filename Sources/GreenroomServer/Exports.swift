@@ -4,3 +4,4 @@
 @_exported import GreenroomPostgres
 @_exported import GreenroomCore
 @_exported import GreenroomMedia
+@_exported import GreenroomCapabilities

@@ -27,7 +27,7 @@ struct DomainRuleTests {
             let media = MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test"))
             core = CoreServices(configuration: configuration, storage: storage, events: events,
                                 roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics,
-                                media: media, mediaBackend: .none,
+                                media: media,
                                 livestreams: LivestreamEngine(media: media, events: events, ffmpeg: nil, root: FileManager.default.temporaryDirectory,
                                                               limit: 0, nodeId: "n1", logger: .init(label: "test")),
                                 deliveries: OutboxDispatcher(storage: storage, events: events, policy: configuration.webhooks.deliveryPolicy,

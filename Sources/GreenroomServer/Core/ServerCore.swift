@@ -107,7 +107,7 @@ final class ServerCore: Sendable {
         self.deliveries = deliveries
         let services = CoreServices(
             configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics,
-            media: media, mediaBackend: mediaBackend, livestreams: livestreams, deliveries: deliveries,
+            media: media, livestreams: livestreams, deliveries: deliveries,
             outbound: OutboundClients(webhooks: AsyncHTTPOutbound.webhooks(), apns: AsyncHTTPOutbound.apns(trusting: configuration.push.caCertificatePath)))
         let capabilities = Self.makeCapabilities(services)
         self.capabilities = capabilities
@@ -136,9 +136,9 @@ final class ServerCore: Sendable {
             commands: commands)
     }
 
-    /// The background work of the capabilities and the outbox's deliveries, run with the
-    /// server's services.
-    var capabilityServices: [any Service] { [deliveries] + capabilities.flatMap(\.services) }
+    /// The background work of the SFU connections, the outbox's deliveries and the
+    /// capabilities, run with the server's services.
+    var capabilityServices: [any Service] { mediaBackend.services + [deliveries] + capabilities.flatMap(\.services) }
 
     /// Disconnects this node's clients (of one user, or all): with `code`, politely (a close
     /// frame that tells the client what to do); without, by cutting the socket. Returns how many.

@@ -1,0 +1,94 @@
+import GreenroomCore
+import GreenroomProtocol
+
+extension ChatCapability {
+    /// The chat operations (``ChatOperation``): every one acts as the connected user, and
+    /// ``ChatService`` checks that user's rights.
+    package func registerOperations(_ router: inout CapabilityOperations) {
+        let chat = service
+        router.on(ChatOperation.create) { (caller, args: ChannelCreateArgs) -> ChatChannel in
+            try await chat.create(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.get) { (caller, args: ChannelRef) -> ChatChannel in
+            try await chat.get(args.channelId, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.list) { (caller, args: ChannelListArgs) -> Page<ChatChannel> in
+            try await chat.list(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.update) { (caller, args: ChannelUpdateArgs) -> ChatChannel in
+            try await chat.update(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.partialUpdate) { (caller, args: ChannelPartialUpdateArgs) -> ChatChannel in
+            try await chat.partialUpdate(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.delete) { (caller, args: ChannelRef) -> EmptyResult in
+            try await chat.delete(args.channelId, by: caller.identity.userId)
+            return EmptyResult()
+        }
+        registerMembershipOperations(&router)
+        registerMessageOperations(&router)
+    }
+
+    private func registerMembershipOperations(_ router: inout CapabilityOperations) {
+        let chat = service
+        router.on(ChatOperation.join) { (caller, args: ChannelRef) -> ChatChannelMember in
+            try await chat.join(args.channelId, userId: caller.identity.userId)
+        }
+        router.on(ChatOperation.leave) { (caller, args: ChannelRef) -> EmptyResult in
+            try await chat.leave(args.channelId, userId: caller.identity.userId)
+            return EmptyResult()
+        }
+        router.on(ChatOperation.invite) { (caller, args: ChannelUsersArgs) -> [ChatChannelMember] in
+            try await chat.invite(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.acceptInvitation) { (caller, args: ChannelRef) -> ChatChannelMember in
+            try await chat.acceptInvitation(args.channelId, userId: caller.identity.userId)
+        }
+        router.on(ChatOperation.declineInvitation) { (caller, args: ChannelRef) -> EmptyResult in
+            try await chat.declineInvitation(args.channelId, userId: caller.identity.userId)
+            return EmptyResult()
+        }
+        router.on(ChatOperation.addOperators) { (caller, args: ChannelUsersArgs) -> EmptyResult in
+            try await chat.setOperators(args, to: true, by: caller.identity.userId)
+            return EmptyResult()
+        }
+        router.on(ChatOperation.removeOperators) { (caller, args: ChannelUsersArgs) -> EmptyResult in
+            try await chat.setOperators(args, to: false, by: caller.identity.userId)
+            return EmptyResult()
+        }
+        router.on(ChatOperation.members) { (caller, args: MemberListArgs) -> Page<ChatChannelMember> in
+            try await chat.members(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.setInvitationPreference) { (caller, args: InvitationPreference) -> InvitationPreference in
+            try await chat.setInvitationPreference(caller.identity.userId, args)
+        }
+        router.on(ChatOperation.invitationPreference) { (caller, _: EmptyResult) -> InvitationPreference in
+            try await chat.invitationPreference(caller.identity.userId)
+        }
+    }
+
+    private func registerMessageOperations(_ router: inout CapabilityOperations) {
+        let chat = service
+        router.onPipelined(ChatOperation.sendMessage) { (caller, args: MessageSendArgs) -> ChatMessage in
+            try await chat.send(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.updateMessage) { (caller, args: MessageUpdateArgs) -> ChatMessage in
+            try await chat.updateMessage(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.partialUpdateMessage) { (caller, args: MessagePartialUpdateArgs) -> ChatMessage in
+            try await chat.partialUpdateMessage(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.deleteMessage) { (caller, args: MessageRef) -> ChatMessage in
+            try await chat.deleteMessage(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.listMessages) { (caller, args: MessageListArgs) -> Page<ChatMessage> in
+            try await chat.listMessages(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.addReaction) { (caller, args: ReactionArgs) -> ChatMessage in
+            try await chat.addReaction(args, by: caller.identity.userId)
+        }
+        router.on(ChatOperation.removeReaction) { (caller, args: ReactionArgs) -> ChatMessage in
+            try await chat.removeReaction(args, by: caller.identity.userId)
+        }
+    }
+}

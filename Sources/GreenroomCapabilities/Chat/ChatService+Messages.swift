@@ -1,0 +1,231 @@
+import Foundation
+import GreenroomCore
+import GreenroomProtocol
+import GreenroomStorage
+
+extension ChatService {
+    /// Stores a member's message and puts `message.new` on the channel's stream, in one
+    /// transaction; a resend with the same idempotency key returns the first message.
+    package func send(_ args: MessageSendArgs, by sender: String) async throws -> ChatMessage {
+        try Self.checkText(args.text, extraData: args.extraData ?? [:])
+        if let key = args.idempotencyKey, !(1...Limits.maxKeyLength).contains(key.count) {
+            throw GreenroomError(.invalidParameterValue, "idempotencyKey must be 1–\(Limits.maxKeyLength) characters")
+        }
+        let id = args.channelId
+        let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
+        var reads = [RecordKey(kind: ChannelRecord.recordKind, id: id.rawValue),
+                     RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender)]
+        if let keyId { reads.append(RecordKey(kind: MessageKeyRecord.recordKind, scope: id.rawValue, id: keyId)) }
+        return try await events.transact(prefetch: reads, streams: [id.stream]) { transaction in
+            var record = try await Self.channel(transaction, id)
+            guard var member = try await transaction.load(MemberRecord.self, scope: id.rawValue, id: sender),
+                  member.member.state == .joined else {
+                throw GreenroomError(.notChannelMember, "\(sender) is not a member of channel \(id)")
+            }
+            if let keyId, let earlier = try await transaction.load(MessageKeyRecord.self, scope: id.rawValue, id: keyId),
+               let stored = try await transaction.load(MessageRecord.self, scope: id.rawValue, id: earlier.messageId) {
+                return stored.message
+            }
+            let now = Date.wireNow
+            record.messageSeq += 1
+            let message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
+                                      extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now)
+            record.channel.lastMessageAt = now
+            try await transaction.save(record)
+            try await transaction.save(MessageRecord(message: message))
+            if member.sentIn != true {
+                member.sentIn = true
+                try await transaction.save(member)
+                _ = try await transaction.insert(try SentInRecord(userId: sender, channelId: id).asRecord())
+            }
+            if let keyId {
+                try await transaction.save(MessageKeyRecord(channelId: id, key: keyId, messageId: message.id))
+            }
+            _ = try await transaction.append([try Self.event(ChatEventType.messageNew, on: id.stream,
+                                                             ChatEvent(type: "", channelId: id, message: message, actorId: sender))])
+            return message
+        }
+    }
+
+    /// Replaces a message's text and extra data. The sender only.
+    package func updateMessage(_ args: MessageUpdateArgs, by userId: String) async throws -> ChatMessage {
+        try Self.checkText(args.text, extraData: args.extraData ?? [:])
+        return try await changeMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId) { message in
+            message.text = args.text
+            message.extraData = args.extraData ?? [:]
+        }
+    }
+
+    /// Sets text and extra data keys, removes the keys in `unsetProperties`. The sender only;
+    /// the app's backend (`userId` `nil`) may change any message.
+    package func partialUpdateMessage(_ args: MessagePartialUpdateArgs, by userId: String?) async throws -> ChatMessage {
+        let unset = args.unsetProperties ?? []
+        if let set = args.extraData, let both = unset.first(where: { set[$0] != nil }) {
+            throw GreenroomError(.invalidParameterValue, "\(both) is both set and unset")
+        }
+        if unset.contains("text") { throw GreenroomError(.invalidParameterValue, "text cannot be unset; set it instead") }
+        return try await changeMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId) { message in
+            if let text = args.text { message.text = text }
+            for (key, value) in args.extraData ?? [:] { message.extraData[key] = value }
+            for key in unset { message.extraData[key] = nil }
+            try Self.checkText(message.text, extraData: message.extraData)
+        }
+    }
+
+    private func changeMessage(_ ref: MessageRef, by userId: String?, _ body: @escaping @Sendable (inout ChatMessage) throws -> Void) async throws -> ChatMessage {
+        try await mutateMessage(ref, by: userId, event: ChatEventType.messageUpdated) { message, _ in
+            guard userId == nil || message.senderId == userId else {
+                throw GreenroomError(.notMessageSender, "only \(message.senderId), who sent it, may edit message \(message.id)")
+            }
+            try body(&message)
+            return nil
+        }
+    }
+
+    /// Deletes a message (it keeps its place in the history, emptied). Its sender or an
+    /// operator; the app's backend (`userId` `nil`) any message. In the same transaction
+    /// every stored event of the channel that carries the message (`message.new`, its
+    /// edits and reactions) is emptied the same way, so its text and extra data are in no
+    /// event a member can replay.
+    package func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
+        try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
+            try await Self.redact(deleted, in: transaction)
+        }) { message, member in
+            guard userId == nil || message.senderId == userId || member?.isOperator == true else {
+                throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
+            }
+            guard message.deletedAt == nil else { return nil }
+            Self.empty(&message)
+            return nil
+        }
+    }
+
+    /// Adds (or replaces) the caller's reaction of a type. Members only.
+    package func addReaction(_ args: ReactionArgs, by userId: String) async throws -> ChatMessage {
+        try Self.checkReaction(args)
+        return try await mutateMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId, event: ChatEventType.reactionNew) { message, _ in
+            let reaction = ChatReaction(type: args.type, userId: userId, extraData: args.extraData ?? [:], createdAt: Date.wireNow)
+            if let index = message.reactions.firstIndex(where: { $0.type == args.type && $0.userId == userId }) {
+                message.reactions[index] = reaction
+            } else {
+                message.reactions.append(reaction)
+            }
+            return reaction
+        }
+    }
+
+    /// Removes the caller's reaction of a type. Members only.
+    package func removeReaction(_ args: ReactionArgs, by userId: String) async throws -> ChatMessage {
+        try Self.checkReaction(args)
+        return try await mutateMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId, event: ChatEventType.reactionDeleted) { message, _ in
+            guard let index = message.reactions.firstIndex(where: { $0.type == args.type && $0.userId == userId }) else {
+                throw GreenroomError(.notFound, "\(userId) has no \(args.type) reaction on message \(message.id)")
+            }
+            return message.reactions.remove(at: index)
+        }
+    }
+
+    /// Changes a message in a transaction with the channel locked: the caller must have
+    /// joined (the app's backend, `userId` `nil`, need not, and `body` gets no member);
+    /// `body` checks the caller's right, changes the message and returns the reaction the
+    /// event is about, if any. An unchanged message writes no event.
+    private func mutateMessage(
+        _ ref: MessageRef, by userId: String?, event type: String, allowDeleted: Bool = false,
+        then: (@Sendable (any StorageTransaction, ChatMessage) async throws -> Void)? = nil,
+        _ body: @escaping @Sendable (inout ChatMessage, ChatChannelMember?) throws -> ChatReaction?
+    ) async throws -> ChatMessage {
+        try await events.transact { transaction in
+            _ = try await Self.channel(transaction, ref.channelId)
+            var member: ChatChannelMember?
+            if let userId { member = try await Self.requireJoined(transaction, ref.channelId, userId) }
+            guard var record = try await transaction.load(MessageRecord.self, scope: ref.channelId.rawValue, id: ref.messageId),
+                  allowDeleted || !record.message.isDeleted else {
+                throw GreenroomError(.messageNotFound, "no message \(ref.messageId) in channel \(ref.channelId)")
+            }
+            let before = record.message
+            let reaction = try body(&record.message, member)
+            guard record.message != before else { return record.message }
+            record.message.updatedAt = Date.wireNow
+            try await transaction.save(record)
+            _ = try await transaction.append([try Self.event(type, on: ref.channelId.stream, ChatEvent(
+                type: "", channelId: ref.channelId, message: record.message, reaction: reaction, actorId: userId))])
+            try await then?(transaction, record.message)
+            return record.message
+        }
+    }
+
+    /// Marks `message` deleted and empties it: its text, extra data and reactions go.
+    package static func empty(_ message: inout ChatMessage) {
+        message.deletedAt = Date.wireNow
+        message.text = ""
+        message.extraData = [:]
+        message.reactions = []
+    }
+
+    /// Empties `deleted`'s copies in the stored events of its channel: each event's
+    /// `message` becomes the deleted message, and a reaction's extra data goes.
+    package static func redact(_ deleted: ChatMessage, in transaction: any StorageTransaction) async throws {
+        try await redact([deleted.id: deleted], in: deleted.channelId, containing: "\"\(deleted.id)\"", transaction)
+    }
+
+    /// Empties the copies of the deleted messages `deleted` (by id) in the stored events of
+    /// `channel` whose data contains `needle`.
+    package static func redact(_ deleted: [String: ChatMessage], in channel: ChannelId, containing needle: String,
+                       _ transaction: any StorageTransaction) async throws {
+        let emptied = try deleted.mapValues { try RawJSON(encoding: $0) }
+        try await transaction.rewriteEvents(stream: channel.stream, containing: needle) { event in
+            guard var data = event.data.dictionaryValue, let id = data["message"]?["id"]?.stringValue,
+                  let message = emptied[id] else { return nil }
+            data["message"] = message
+            if var reaction = data["reaction"]?.dictionaryValue {
+                reaction["extraData"] = [:]
+                data["reaction"] = .dictionary(reaction)
+            }
+            return .dictionary(data)
+        }
+    }
+
+    /// A page of history, oldest first: the newest `limit` before a message, the oldest
+    /// `limit` after one, or the newest `limit`. `next` names the message to page from
+    /// when more are there.
+    package func listMessages(_ args: MessageListArgs, by reader: String) async throws -> Page<ChatMessage> {
+        let limit = try Paging.limit(args.limit)
+        guard args.before == nil || args.after == nil else {
+            throw GreenroomError(.invalidParameterValue, "give before or after, not both")
+        }
+        let id = args.channelId
+        _ = try await Self.channel(storage, id)
+        try await Self.requireJoined(storage, id, reader)
+        var query = RecordQuery(kind: MessageRecord.recordKind, scope: id.rawValue, limit: limit + 1)
+        if let anchor = args.before ?? args.after {
+            guard let message = try await storage.load(MessageRecord.self, scope: id.rawValue, id: anchor)?.message else {
+                throw GreenroomError(.messageNotFound, "no message \(anchor) in channel \(id)")
+            }
+            if args.before != nil { query.sortBelow = message.sequence } else { query.sortAbove = message.sequence }
+        }
+        query.descending = args.after == nil
+        let found = try await storage.list(MessageRecord.self, query).map(\.message)
+        var page = Array(found.prefix(limit))
+        if query.descending { page.reverse() }
+        let more = found.count > limit
+        let next = more ? (args.after == nil ? page.first?.id : page.last?.id) : nil
+        return Page(items: page, next: next)
+    }
+
+    package static func checkText(_ text: String, extraData: [String: RawJSON]) throws {
+        guard text.count <= Limits.maxMessageTextLength else {
+            throw GreenroomError(.payloadTooLarge, "text is \(text.count) characters; the limit is \(Limits.maxMessageTextLength)")
+        }
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !extraData.isEmpty else {
+            throw GreenroomError(.invalidParameterValue, "a message needs text or extra data")
+        }
+        if let error = Limits.checkExtraData(extraData) { throw error }
+    }
+
+    package static func checkReaction(_ args: ReactionArgs) throws {
+        guard (1...64).contains(args.type.count) else {
+            throw GreenroomError(.invalidParameterValue, "a reaction type must be 1–64 characters")
+        }
+        if let error = Limits.checkExtraData(args.extraData ?? [:]) { throw error }
+    }
+}

@@ -1,0 +1,48 @@
+import GreenroomCore
+import GreenroomMedia
+import GreenroomProtocol
+import ServiceLifecycle
+
+/// Live audio and video for meetings and live events, through the SFU: the signalling
+/// operations (``MediaOperation``), checked against the rules the meetings and live events
+/// register with the ``MediaPlane``; the livestreams as a service. (The SFU connections, and
+/// the Janus the server may run, are the server's services.)
+package struct MediaCapability: Capability {
+    package let plane: MediaPlane
+    package let livestreams: LivestreamEngine
+
+    package init(_ core: CoreServices) {
+        plane = core.media
+        livestreams = core.livestreams
+    }
+
+    package var services: [any Service] { [livestreams] }
+
+    package func connectionEnded(clientId: String) async {
+        await plane.connectionEnded(clientId: clientId)
+    }
+
+    package func registerOperations(_ router: inout CapabilityOperations) {
+        let plane = plane
+        router.on(MediaOperation.publish) { caller, args in try await plane.publish(args, caller: caller) }
+        router.on(MediaOperation.unpublish) { caller, args in
+            try await plane.unpublish(args, caller: caller)
+            return EmptyResult()
+        }
+        router.on(MediaOperation.subscribe) { caller, args in try await plane.subscribe(args, caller: caller) }
+        router.on(MediaOperation.unsubscribe) { caller, args in try await plane.unsubscribe(args, caller: caller) }
+        router.on(MediaOperation.answer) { caller, args in
+            try await plane.answer(args, caller: caller)
+            return EmptyResult()
+        }
+        router.on(MediaOperation.trickle) { caller, args in
+            try await plane.trickle(args, caller: caller)
+            return EmptyResult()
+        }
+        router.on(MediaOperation.feeds) { caller, args in try await plane.feeds(args, caller: caller) }
+        router.on(MediaOperation.leave) { caller, args in
+            await plane.leave(args, caller: caller)
+            return EmptyResult()
+        }
+    }
+}
