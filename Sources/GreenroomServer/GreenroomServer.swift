@@ -76,7 +76,7 @@ public final class GreenroomServer: Sendable {
     /// to one user's connections. Returns how many were disconnected.
     @discardableResult
     public func disconnectClients(userId: String? = nil, code: CloseCode? = nil) -> Int {
-        core.disconnect(userId: userId, code: code, reason: "disconnected by the operator")
+        core.connections.disconnect(userId: userId, code: code, reason: "disconnected by the operator")
     }
 
     /// Starts a server in the background and returns once it accepts connections.

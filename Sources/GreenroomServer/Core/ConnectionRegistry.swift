@@ -118,3 +118,19 @@ extension ConnectionRegistry {
         for connection in targets { connection.requestClose(.forbidden, reason: Self.revokedReason) }
     }
 }
+
+extension ConnectionRegistry {
+    /// Disconnects this node's clients (of one user, or all): with `code`, politely (a close
+    /// frame that tells the client what to do); without, by cutting the socket. Returns how many.
+    func disconnect(userId: String?, code: CloseCode?, reason: String) -> Int {
+        let targets = userId.map(of(user:)) ?? all
+        for connection in targets {
+            if let code {
+                connection.requestClose(code, reason: reason)
+            } else {
+                connection.drop()
+            }
+        }
+        return targets.count
+    }
+}

@@ -139,18 +139,4 @@ final class ServerCore: Sendable {
     /// The background work of the SFU connections, the outbox's deliveries and the
     /// capabilities, run with the server's services.
     var capabilityServices: [any Service] { mediaBackend.services + [deliveries] + capabilities.flatMap(\.services) }
-
-    /// Disconnects this node's clients (of one user, or all): with `code`, politely (a close
-    /// frame that tells the client what to do); without, by cutting the socket. Returns how many.
-    func disconnect(userId: String?, code: CloseCode?, reason: String) -> Int {
-        let targets = userId.map(connections.of(user:)) ?? connections.all
-        for connection in targets {
-            if let code {
-                connection.requestClose(code, reason: reason)
-            } else {
-                connection.drop()
-            }
-        }
-        return targets.count
-    }
 }

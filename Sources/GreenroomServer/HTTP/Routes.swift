@@ -35,7 +35,7 @@ extension ServerCore {
         nodeConnections.post("disconnect") { request, context in
             struct Args: Decodable { var userId: String?; var cut: Bool? }
             let args = try await request.decode(as: Args.self, context: context)
-            let count = self.disconnect(
+            let count = self.connections.disconnect(
                 userId: args.userId, code: args.cut == true ? nil : .serverRestarting,
                 reason: "disconnected by the operator: reconnect and resume")
             return try jsonResponse(["disconnected": count])
