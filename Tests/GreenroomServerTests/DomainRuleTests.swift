@@ -12,7 +12,7 @@ struct DomainRuleTests {
     final class Harness: Sendable {
         let storage = MemoryStorage()
         let events: EventLog
-        let core: CoreServices
+        let core: CapabilityContext
         private let writer: Task<Void, any Error>
 
         init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
@@ -25,7 +25,7 @@ struct DomainRuleTests {
             self.events = events
             writer = Task { try await events.run() }
             let media = MediaPlane(gateways: [], storage: storage, events: events, logger: .init(label: "test"))
-            core = CoreServices(configuration: configuration, storage: storage, events: events,
+            core = CapabilityContext(configuration: configuration, storage: storage, events: events,
                                 roster: Roster(nodeId: "n1", ttl: 15), logger: .init(label: "test"), metrics: metrics,
                                 media: media,
                                 livestreams: LivestreamEngine(media: media, events: events, ffmpeg: nil, root: FileManager.default.temporaryDirectory,

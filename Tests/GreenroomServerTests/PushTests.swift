@@ -147,6 +147,41 @@ struct PushTests {
         }
     }
 
+    @Test("a push APNs refuses at every attempt is dropped after the last one: no job is left, nothing is kept where nothing could list it, and no webhook counts it parked")
+    func droppedAfterLastAttempt() async throws {
+        let device = PushDevice.apn(token: Self.token(0xA7))
+        let deviceId = device.id
+        let (apns, configure) = try await Self.apns { token, _ in
+            token == deviceId ? .status(500, reason: "InternalServerError") : .ok
+        }
+        defer { Task { await apns.stop() } }
+
+        try await withServer({ config in
+            configure(&config)
+            config.webhooks.maxAttempts = 3
+        }) { server in
+            let storage = server.server.core.storage
+            let alice = try await server.client("alice")
+            let bob = try await server.client("bob")
+            try await bob.currentUserController().addDevice(device)
+            let channel = try await alice.createChannel(id: "drop-room", name: "Drop room", members: ["bob"])
+            await bob.disconnect()
+            try await eventually("bob is no longer listed online") {
+                try await storage.presenceCount(stream: PushSender.onlineStream("bob"), clientIdPrefix: "") == 0
+            }
+            _ = try await alice.channelController(for: channel.id).sendMessage(text: "are you there?")
+            try await eventually("APNs is asked three times") { apns.pushes.value.count { $0.token == deviceId } == 3 }
+            try await eventually("the push's job is gone") {
+                try await storage.countRecords(RecordQuery(kind: OutboxJobRecord.recordKind, scope: PushSender.destinationId)) == 0
+            }
+            #expect(try await storage.countRecords(RecordQuery(kind: WebhookParkedRecord.recordKind, scope: PushSender.destinationId)) == 0)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(apns.pushes.value.count { $0.token == deviceId } == 3, "no attempt after the last")
+            #expect(apns.pushes.value.allSatisfy { $0.answered == 500 })
+            #expect(WebhookTests.metric(server, "greenroom_webhook_parked_total") == 0)
+        }
+    }
+
     @Test("two nodes on PostgreSQL: a member connected to the other node is not pushed; one who is connected nowhere is, once")
     func twoNodes() async throws {
         guard let admin = await TestEnvironment.postgres(for: "the two-node push test") else { return }

@@ -9,7 +9,7 @@ package struct AppStreamsCapability: Capability {
     package let events: EventLog
     package let storage: any GreenroomStorage
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         events = core.events
         storage = core.storage
     }

@@ -7,7 +7,7 @@ import GreenroomStorage
 package struct ChatCapability: Capability {
     package let service: ChatService
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit,
                               channelsPerUser: core.configuration.channelsPerUser)
         core.userDeletion.add { deletion, transaction in

@@ -12,7 +12,7 @@ package struct LiveEventsCapability: Capability {
     package let service: LiveEventService
     package let logger: Logger
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         service = LiveEventService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
                                    media: core.media, livestreams: core.livestreams)
         core.media.register(.live, rules: service)

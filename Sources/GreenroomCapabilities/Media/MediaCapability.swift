@@ -11,7 +11,7 @@ package struct MediaCapability: Capability {
     package let plane: MediaPlane
     package let livestreams: LivestreamEngine
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         plane = core.media
         livestreams = core.livestreams
     }

@@ -11,7 +11,7 @@ package struct MeetingsCapability: Capability {
     package let service: MeetingService
     package let logger: Logger
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         logger = core.logger
         service = MeetingService(storage: core.storage, events: core.events, roster: core.roster, grace: core.configuration.reconnectGrace,
                                  participantLimit: core.configuration.meetingParticipantLimit,

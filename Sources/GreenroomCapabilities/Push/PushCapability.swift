@@ -13,7 +13,7 @@ package struct PushCapability: Capability {
     package let roster: Roster
     package let online = OnlineConnections()
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         settings = core.configuration.push
         storage = core.storage
         events = core.events

@@ -8,7 +8,7 @@ import GreenroomStorage
 package struct UsersCapability: Capability {
     package let service: UserService
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         service = UserService(storage: core.storage, events: core.events, deletion: core.userDeletion)
     }
 

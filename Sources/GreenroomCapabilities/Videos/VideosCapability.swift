@@ -10,7 +10,7 @@ package struct VideosCapability: Capability {
     package let service: VideoService
     package let processor: VideoProcessor
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         let configuration = core.configuration
         let processor = VideoProcessor(workers: configuration.videoWorkers, capacity: configuration.videoQueueLimit)
         let tools = MediaTools.locate(ffprobe: configuration.ffprobePath, ffmpeg: configuration.ffmpegPath)

@@ -9,7 +9,7 @@ import ServiceLifecycle
 package struct WebhooksCapability: Capability {
     package let service: WebhookService
 
-    package init(_ core: CoreServices) {
+    package init(_ core: CapabilityContext) {
         service = WebhookService(storage: core.storage, events: core.events, settings: core.configuration.webhooks)
         core.deliveries.add(WebhookDestinations(service: service, metrics: core.metrics.webhooks, http: core.outbound.webhooks))
     }

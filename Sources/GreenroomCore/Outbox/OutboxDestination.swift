@@ -1,5 +1,5 @@
-import GreenroomStorage
 import Foundation
+import GreenroomStorage
 
 /// Where the outbox's jobs go: one webhook endpoint, or APNs.
 package protocol OutboxDestination: Sendable {

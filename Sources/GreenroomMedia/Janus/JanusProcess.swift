@@ -1,7 +1,7 @@
-import GreenroomCore
-import GreenroomStorage
 import Foundation
+import GreenroomCore
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 import ServiceLifecycle
 

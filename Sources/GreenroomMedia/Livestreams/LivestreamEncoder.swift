@@ -1,7 +1,7 @@
+import Foundation
 import GreenroomCore
 import GreenroomProtocol
 import GreenroomStorage
-import Foundation
 
 /// What one livestream's ffmpeg reads and how it lays the picture out: one input per tile
 /// (an SDP file describing the RTP that Janus forwards to it), each scaled into a 640×360

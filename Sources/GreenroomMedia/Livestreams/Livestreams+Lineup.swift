@@ -1,6 +1,6 @@
 import GreenroomCore
-import GreenroomStorage
 import GreenroomProtocol
+import GreenroomStorage
 
 /// Who should be on a livestream's picture, as the room's owner says.
 package struct LivestreamLineup: Sendable {

@@ -1,6 +1,6 @@
 import GreenroomCore
-import GreenroomStorage
 import GreenroomProtocol
+import GreenroomStorage
 
 /// One track of a feed sent as plain RTP to a local port (VideoRoom's `rtp_forward`).
 package struct ForwardedTrack: Sendable, Hashable {

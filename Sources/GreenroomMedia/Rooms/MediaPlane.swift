@@ -1,7 +1,7 @@
-import GreenroomCore
-import GreenroomStorage
 import Foundation
+import GreenroomCore
 import GreenroomProtocol
+import GreenroomStorage
 import Logging
 
 /// What the owner of a room (a meeting, a live event) lets the caller do with media.

@@ -48,7 +48,7 @@ final class ServerCore: Sendable {
     let deliveries: OutboxDispatcher
 
     /// The capabilities this server offers: the one list to change when adding one.
-    static func makeCapabilities(_ core: CoreServices) -> [any Capability] {
+    static func makeCapabilities(_ core: CapabilityContext) -> [any Capability] {
         [
             UsersCapability(core),
             AppStreamsCapability(core),
@@ -105,7 +105,7 @@ final class ServerCore: Sendable {
         self.livestreams = livestreams
         let deliveries = OutboxDispatcher(storage: storage, events: events, policy: configuration.webhooks.deliveryPolicy, logger: logger)
         self.deliveries = deliveries
-        let services = CoreServices(
+        let services = CapabilityContext(
             configuration: configuration, storage: storage, events: events, roster: roster, logger: logger, metrics: metrics,
             media: media, livestreams: livestreams, deliveries: deliveries,
             outbound: OutboundClients(webhooks: AsyncHTTPOutbound.webhooks(), apns: AsyncHTTPOutbound.apns(trusting: configuration.push.caCertificatePath)))

@@ -5,7 +5,7 @@ import Hummingbird
 /// in `Authorization`, never in a URL). The page itself is public; every call it makes needs
 /// the key.
 struct ConsoleCapability: CapabilityRoutes {
-    init(_ core: CoreServices) {}
+    init(_ core: CapabilityContext) {}
 
     func addRoutes(_ routes: RestRoutes) {
         // `/console` and `/console/` are one route.

@@ -6,7 +6,7 @@ import Logging
 
 /// What the core lends every capability: storage and its one transactional path, the
 /// roster, the settings, and the calls that reach connections.
-package struct CoreServices: Sendable {
+package struct CapabilityContext: Sendable {
     package let configuration: ServerConfiguration
     package let storage: any GreenroomStorage
     /// The node's writer: every change goes through its transactions with its events.
