@@ -47,8 +47,9 @@ package final class EventLog: Service, Sendable {
     private let metrics: ServerMetrics
     private let retentionCount: UInt64
     private let logger: Logger
-    /// Queues the webhook deliveries of appended events in their transactions.
-    package let outbox: Outbox
+    /// Queues, in each transaction, the deliveries its appended events owe the outbox's
+    /// destinations (their owners set the routes).
+    package let outbox = Outbox()
     private let state = Locked(State())
     private let wake: AsyncStream<Void>
     private let wakeContinuation: AsyncStream<Void>.Continuation
@@ -62,13 +63,11 @@ package final class EventLog: Service, Sendable {
 
     /// - Parameter broker: hands a stored event to subscribers (the local hub, or the
     ///   relay that orders events of all nodes).
-    /// - Parameter outbox: queues webhook deliveries with the events they carry.
     package init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
-         outbox: Outbox = Outbox(), queueLimit: Int = 10_000, queueWait: Duration = .seconds(5)) {
+         queueLimit: Int = 10_000, queueWait: Duration = .seconds(5)) {
         self.storage = storage
         self.queueLimit = queueLimit
         self.queueWait = queueWait
-        self.outbox = outbox
         self.broker = broker
         self.metrics = metrics
         self.retentionCount = retentionCount

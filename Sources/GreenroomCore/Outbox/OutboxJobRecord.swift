@@ -44,7 +44,7 @@ package struct OutboxJobRecord: StoredRecord {
     /// The jobs of one lane go one at a time, in id order.
     package var lane: String { ownLane ?? event.stream }
 
-    /// The names the fields are stored under (webhooks were the first destination).
+    /// The keys the fields are stored under, as the jobs already queued carry them.
     package enum CodingKeys: String, CodingKey {
         case destinationId = "endpointId", event, ownLane = "device", payload = "push", attempts, dueAt, heldUntil, lastError
     }
