@@ -26,7 +26,7 @@ final class CommandQueue: Sendable {
 
     let connection: ClientConnection
     /// The connection's caller, as every command's handler gets it.
-    private let caller: Caller
+    let caller: Caller
     /// Every WebSocket operation, and what runs them.
     private let commands: CommandRouter
     private let metrics: ServerMetrics

@@ -5,9 +5,9 @@ import GreenroomProtocol
 extension CommandRouter: OperationSink {
     mutating func on<Args, Result>(_ op: WireOperation<Args, Result>, pipelined: Bool, _ body: @escaping @Sendable (Caller, Args) async throws -> Result) {
         if pipelined {
-            onPipelined(op) { context, args in try await body(context.caller, args) }
+            onPipelined(op, body)
         } else {
-            on(op) { context, args in try await body(context.caller, args) }
+            on(op, body)
         }
     }
 }

@@ -3,23 +3,23 @@ import GreenroomProtocol
 import Logging
 import NIOCore
 
-/// What the core's own command handlers get (streams, presence, resource tokens): the
-/// connection the command came on, its id, and its caller. A capability's handlers get
-/// the caller alone (``CapabilityOperations``).
-struct CommandContext: Sendable {
-    let connection: ClientConnection
-    let commandId: UInt64
+/// One command as the router runs it: its id, its caller, and the caller's session. The
+/// router keeps this to itself: a handler gets the caller and its arguments, and the
+/// transport's own operations the session besides (``StreamSession``).
+struct CommandCall: Sendable {
+    let id: UInt64
     /// The caller as services see it: identity, client id and what may be done to its
     /// connection (made once per connection, as its session starts).
     let caller: Caller
-    var identity: Identity { connection.identity }
+    /// What the transport's own operations may do to the caller's connection.
+    let session: any StreamSession
 }
 
 /// Maps operation names to handlers. Handlers decode their arguments, do the work and
 /// return the reply; every failure becomes an error reply and the connection stays open.
 struct CommandRouter: Sendable {
     /// A handler returns the encoded reply, or `nil` when it has queued its reply itself.
-    typealias Handler = @Sendable (CommandContext, RawJSON?) async throws -> ByteBuffer?
+    typealias Handler = @Sendable (CommandCall, RawJSON?) async throws -> ByteBuffer?
 
     /// Counts each command by operation and outcome.
     let metrics: ServerMetrics
@@ -33,35 +33,52 @@ struct CommandRouter: Sendable {
     /// does its checks inside its one write, so nothing it reads can change under it.
     private(set) var pipelined: Set<String> = []
 
-    /// Registers the handler of an operation: `body` takes the operation's arguments and
-    /// returns its result, as its declaration in `GreenroomProtocol` fixes them.
+    /// Registers the handler of an operation: `body` takes the caller and the operation's
+    /// arguments and returns its result, as its declaration in `GreenroomProtocol` fixes them.
     mutating func on<Args, Result>(
-        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
+        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (Caller, Args) async throws -> Result
     ) {
-        let name = op.name
-        handlers[name] = { context, raw in
-            let args: Args = try Self.decodeArgs(raw, op: name)
-            let result = try await body(context, args)
-            return try Self.encode(ReplyFrame(re: context.commandId, result: result))
-        }
+        onSession(op) { caller, _, args in try await body(caller, args) }
     }
 
     /// Registers an operation as ``on(_:_:)`` does, and lets it overlap the commands after
     /// it once its write is queued. Only for operations whose every read and check happens
     /// inside their single write transaction.
     mutating func onPipelined<Args, Result>(
-        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Result
+        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (Caller, Args) async throws -> Result
     ) {
         on(op, body)
         pipelined.insert(op.name)
     }
 
-    /// Registers an operation that queues its own reply (to order it before other frames);
-    /// `body` gets the decoded arguments.
-    mutating func onRaw<Args, Result>(_ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (CommandContext, Args) async throws -> Void) {
+    /// Registers one of the transport's own operations, whose handler also gets the
+    /// caller's ``StreamSession`` (its subscriptions and presence).
+    mutating func onSession<Args, Result>(
+        _ op: WireOperation<Args, Result>, _ body: @escaping @Sendable (Caller, any StreamSession, Args) async throws -> Result
+    ) {
         let name = op.name
-        handlers[name] = { context, raw in
-            try await body(context, try Self.decodeArgs(raw, op: name))
+        handlers[name] = { call, raw in
+            let args: Args = try Self.decodeArgs(raw, op: name)
+            let result = try await body(call.caller, call.session, args)
+            return try Self.encode(ReplyFrame(re: call.id, result: result))
+        }
+    }
+
+    /// Queues the reply of one command before the handler's other frames.
+    typealias Reply<Result> = @Sendable (Result) throws -> Void
+
+    /// Registers one of the transport's own operations that queues its reply itself, to
+    /// order it before the frames that follow it (a subscription's replay): `body` gets
+    /// the caller, its session, the decoded arguments and the reply to call.
+    mutating func onRaw<Args, Result>(
+        _ op: WireOperation<Args, Result>,
+        _ body: @escaping @Sendable (Caller, any StreamSession, Args, _ reply: @escaping Reply<Result>) async throws -> Void
+    ) {
+        let name = op.name
+        handlers[name] = { call, raw in
+            let args: Args = try Self.decodeArgs(raw, op: name)
+            let reply: Reply<Result> = { result in call.session.send(try Self.encode(ReplyFrame(re: call.id, result: result))) }
+            try await body(call.caller, call.session, args, reply)
             return nil
         }
     }
@@ -123,16 +140,16 @@ struct CommandRouter: Sendable {
             connection.send(Self.errorFrame(command.id, refusal))
             return Self.hold(refusal)
         }
-        let context = CommandContext(connection: connection, commandId: command.id, caller: caller)
+        let call = CommandCall(id: command.id, caller: caller, session: ConnectionSession(connection: connection))
         guard pipelined.contains(command.op) else {
             await pipeline.waitUntilIdle()
-            await run(handler, command, context)
+            await run(handler, command, call, on: connection)
             return nil
         }
         let turn = CommandTurn()
         pipeline.begin()
         Task {
-            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) { await run(handler, command, context) }
+            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) { await run(handler, command, call, on: connection) }
             turn.pass()
             pipeline.end()
         }
@@ -147,10 +164,9 @@ struct CommandRouter: Sendable {
         return .milliseconds(max(refusal.retryAfterMs ?? 0, 1))
     }
 
-    private func run(_ handler: Handler, _ command: CommandFrame, _ context: CommandContext) async {
-        let connection = context.connection
+    private func run(_ handler: Handler, _ command: CommandFrame, _ call: CommandCall, on connection: ClientConnection) async {
         do {
-            if let reply = try await handler(context, command.args) { connection.send(reply) }
+            if let reply = try await handler(call, command.args) { connection.send(reply) }
             metrics.command(command.op, outcome: "ok")
         } catch {
             let failure = GreenroomError.reported(error, to: logger)

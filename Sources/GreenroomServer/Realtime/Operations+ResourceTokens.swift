@@ -7,13 +7,13 @@ extension CommandRouter {
     /// the session's user and grants, and each request with it is checked as the session's
     /// would be, under its scope only.
     mutating func registerResourceTokenOperations(_ tokens: TokenService) {
-        on(ResourceTokenOperation.issue) { (context, args: ResourceTokenArgs) -> ResourceToken in
+        on(ResourceTokenOperation.issue) { (caller, args: ResourceTokenArgs) -> ResourceToken in
             try TokenService.checkResourceScope(args.scope)
             let ttl = args.ttl ?? 3_600
             guard ttl.isFinite, (60...43_200).contains(ttl) else {
                 throw GreenroomError(.invalidParameterValue, "ttl must be 60–43,200 seconds")
             }
-            return try await tokens.issueResourceToken(for: context.identity, scope: args.scope, ttl: ttl)
+            return try await tokens.issueResourceToken(for: caller.identity, scope: args.scope, ttl: ttl)
         }
     }
 }

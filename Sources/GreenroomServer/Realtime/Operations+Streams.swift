@@ -1,14 +1,13 @@
 import GreenroomProtocol
-import NIOCore
 
 extension CommandRouter {
     /// `stream.subscribe` and `stream.unsubscribe`.
     mutating func registerStreamOperations(_ subscriptions: StreamSubscriptions) {
-        onRaw(StreamOperation.subscribe) { context, args in
-            try await subscriptions.subscribe(context, args)
+        onRaw(StreamOperation.subscribe) { caller, session, args, reply in
+            try await subscriptions.subscribe(caller, session, args, reply: reply)
         }
-        on(StreamOperation.unsubscribe) { (context, args: UnsubscribeArgs) -> EmptyResult in
-            try subscriptions.unsubscribe(context.connection, from: args.stream)
+        onSession(StreamOperation.unsubscribe) { (_, session, args: UnsubscribeArgs) -> EmptyResult in
+            try subscriptions.unsubscribe(session, from: args.stream)
             return EmptyResult()
         }
     }

@@ -29,8 +29,6 @@ final class Presences: Sendable {
         self.logger = logger
     }
 
-    private func clientId(_ connection: ClientConnection) -> String { roster.clientId(connectionId: connection.id) }
-
     /// A page of the presence on a stream, for whoever may read the stream.
     func list(_ identity: Identity, _ args: PresenceListArgs) async throws -> [PresenceEntry] {
         try await subscriptions.authorizeRead(identity, stream: args.stream)
@@ -49,10 +47,12 @@ final class Presences: Sendable {
         throw GreenroomError(.permissionDenied, "presence on \(stream) is its roster, kept by the server: join the room itself instead")
     }
 
-    func join(_ connection: ClientConnection, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
+    /// Puts the caller's presence on a stream it may read (or updates its data), and tells
+    /// the stream in the same transaction.
+    func join(_ caller: Caller, _ session: any StreamSession, _ args: PresenceJoinArgs) async throws -> PresenceEntry {
         guard StreamName.isValid(args.stream) else { throw GreenroomError(.invalidParameterValue, "invalid stream name") }
         try refuseRosterStream(args.stream)
-        try await subscriptions.authorizeRead(connection.identity, stream: args.stream)
+        try await subscriptions.authorizeRead(caller.identity, stream: args.stream)
         let data = args.data ?? .dictionary([:])
         let size = try data.jsonData().count
         guard size <= Limits.maxExtraDataBytes else {
@@ -62,9 +62,9 @@ final class Presences: Sendable {
         // entry's join time as a client read it.
         let now = Date.wireNow
         let entry = PresenceEntry(
-            stream: args.stream, clientId: clientId(connection), userId: connection.identity.userId, data: data,
+            stream: args.stream, clientId: caller.clientId, userId: caller.userId, data: data,
             joinedAt: now, expiresAt: now.addingTimeInterval(ttl), node: nodeId)
-        guard connection.addPresence(args.stream, limit: StreamSubscriptions.maxPerConnection) else {
+        guard session.holdPresence(args.stream, limit: StreamSubscriptions.maxPerConnection) else {
             throw GreenroomError(.rateLimited, "a connection may be present on at most \(StreamSubscriptions.maxPerConnection) streams")
         }
         try await events.transact { transaction in
@@ -75,9 +75,8 @@ final class Presences: Sendable {
         return entry
     }
 
-    /// Removes a connection's presence on a stream and tells the stream why, in one transaction.
-    func leave(_ connection: ClientConnection, stream: String, reason: String) async throws {
-        let clientId = clientId(connection)
+    /// Removes a client's presence on a stream and tells the stream why, in one transaction.
+    func leave(_ clientId: String, stream: String, reason: String) async throws {
         try await events.transact { transaction in
             guard let entry = try await transaction.removePresence(stream: stream, clientId: clientId) else { return }
             _ = try await transaction.append([Self.left(entry, reason: reason)])
@@ -90,14 +89,14 @@ final class Presences: Sendable {
                     data: ["clientId": .string(entry.clientId), "userId": .string(entry.userId), "reason": .string(reason)])
     }
 
-    /// Leaves every stream a closing connection was present on.
-    func leaveAll(_ connection: ClientConnection, reason: String) async {
-        for stream in connection.presenceStreams {
-            _ = connection.removePresence(stream)
+    /// Leaves every stream a closing caller's session was present on.
+    func leaveAll(_ caller: Caller, _ session: any StreamSession, reason: String) async {
+        for stream in session.presenceStreams {
+            _ = session.releasePresence(stream)
             do {
-                try await leave(connection, stream: stream, reason: reason)
+                try await leave(caller.clientId, stream: stream, reason: reason)
             } catch {
-                logger.warning("presence of connection \(connection.id) on \(stream) is left to expire: \(error)")
+                logger.warning("presence of \(caller.clientId) on \(stream) is left to expire: \(error)")
             }
         }
     }
@@ -107,10 +106,10 @@ final class Presences: Sendable {
         owners[StreamKind(of: stream)]?.rosterOwner
     }
 
-    /// Hands each roster entry a closing connection held to its capability.
-    func closeRoster(_ connection: ClientConnection) async {
-        let clientId = roster.clientId(connectionId: connection.id)
-        for (stream, key) in connection.rosterEntries {
+    /// Hands each roster entry a closing caller's session held to its capability.
+    func closeRoster(_ caller: Caller) async {
+        let clientId = caller.clientId
+        for (stream, key) in caller.session.rosterEntries {
             do {
                 guard let owner = rosterOwner(for: stream),
                       let entry = try await storage.presenceEntry(stream: stream, clientId: key),

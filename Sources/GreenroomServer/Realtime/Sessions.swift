@@ -132,10 +132,9 @@ final class Sessions: Sendable {
         let connection = queue.connection
         await queue.close()
         connection.finish()
-        await presences.leaveAll(connection, reason: "disconnected")
-        await presences.closeRoster(connection)
-        let clientId = roster.clientId(connectionId: connection.id)
-        for capability in capabilities { await capability.connectionEnded(clientId: clientId) }
+        await presences.leaveAll(queue.caller, ConnectionSession(connection: connection), reason: "disconnected")
+        await presences.closeRoster(queue.caller)
+        for capability in capabilities { await capability.connectionEnded(clientId: queue.caller.clientId) }
         connections.remove(connection)
         metrics.connectionChanged(by: -1)
     }

@@ -27,23 +27,23 @@ final class StreamSubscriptions: Sendable {
         self.logger = logger
     }
 
-    /// Subscribes a connection: registers it for live events first (buffering them), then
-    /// replies, replays from the log what the client missed, and goes live without a gap
-    /// or a duplicate.
-    func subscribe(_ context: CommandContext, _ args: SubscribeArgs) async throws {
-        let connection = context.connection
+    /// Subscribes a caller's session: registers it for live events first (buffering them),
+    /// then replies, replays from the log what the client missed, and goes live without a
+    /// gap or a duplicate.
+    func subscribe(_ caller: Caller, _ session: any StreamSession, _ args: SubscribeArgs,
+                   reply: CommandRouter.Reply<SubscribeResult>) async throws {
         guard StreamName.isValid(args.stream) else {
             throw GreenroomError(.invalidParameterValue, "stream must be 1–200 characters of letters, digits and :_-.@")
         }
         // Inside the room (its roster holds this connection's entry): may read it, whatever
         // the room's size; otherwise the stream's owner decides.
-        if try await !roster.holdsAny(context.caller, stream: args.stream, in: storage) {
-            try await authorizeRead(context.identity, stream: args.stream)
+        if try await !roster.holdsAny(caller, stream: args.stream, in: storage) {
+            try await authorizeRead(caller.identity, stream: args.stream)
         }
-        guard connection.subscribedStreams.count < Self.maxPerConnection else {
+        guard session.subscriptionCount < Self.maxPerConnection else {
             throw GreenroomError(.rateLimited, "at most \(Self.maxPerConnection) subscriptions per connection")
         }
-        guard connection.beginSubscription(args.stream) else {
+        guard session.beginSubscription(args.stream) else {
             throw GreenroomError(.alreadyExists, "already subscribed to \(args.stream); unsubscribe first")
         }
         var replied = false
@@ -60,30 +60,30 @@ final class StreamSubscriptions: Sendable {
                 }
             }
             let result = SubscribeResult(epoch: info.epoch, offset: info.head, recovered: recovered, replayed: Int(info.head - from))
-            connection.send(try CommandRouter.encode(ReplyFrame(re: context.commandId, result: result)))
+            try reply(result)
             replied = true
             var last = from
             while last < info.head {
                 let events = try await storage.readEvents(stream: args.stream, after: last, limit: Self.replayPage)
                 guard let newest = events.last else { break }
-                let visible = events.filter { $0.isVisible(to: context.identity.userId) }
+                let visible = events.filter { $0.isVisible(to: caller.userId) }
                 // Paced by the socket: a client that does not read holds one page and a
                 // full queue, until the stall check closes it.
-                guard await connection.sendReplay(try visible.map(EventHub.encode)) else {
-                    connection.endSubscription(args.stream)
+                guard await session.sendReplay(try visible.map(EventHub.encode)) else {
+                    session.endSubscription(args.stream)
                     return
                 }
                 metrics.eventsDelivered(visible.count)
                 last = newest.offset
             }
-            connection.goLive(args.stream, after: last)
+            session.goLive(args.stream, after: last)
         } catch {
-            connection.endSubscription(args.stream)
+            session.endSubscription(args.stream)
             if replied {
                 // The client holds a success reply but the replay broke off: make it
                 // reconnect and resubscribe from what it got, rather than leave a gap.
                 logger.error("replay of \(args.stream) failed after the reply: \(error)")
-                connection.requestClose(.serverRestarting, reason: "replay failed: reconnect and resume")
+                session.requestResume(reason: "replay failed: reconnect and resume")
                 return
             }
             throw error
@@ -100,9 +100,9 @@ final class StreamSubscriptions: Sendable {
         try await owner.authorizeRead(identity, streamId: kind.id(in: stream) ?? "")
     }
 
-    /// Ends a connection's subscription to `stream`. - Throws: `notFound` when it had none.
-    func unsubscribe(_ connection: ClientConnection, from stream: String) throws {
-        guard connection.endSubscription(stream) else {
+    /// Ends a session's subscription to `stream`. - Throws: `notFound` when it had none.
+    func unsubscribe(_ session: any StreamSession, from stream: String) throws {
+        guard session.unsubscribe(stream) else {
             throw GreenroomError(.notFound, "not subscribed to \(stream)")
         }
     }
