@@ -101,6 +101,9 @@ public final class PostgresStorage: GreenroomStorage {
         [
             "CREATE INDEX presence_user ON presence(user_id)",
         ],
+        [
+            "UPDATE records SET tag = 'deleted' WHERE kind = 'message' AND (data::jsonb -> 'message' ->> 'deletedAt') IS NOT NULL",
+        ],
     ]
 
     /// The schema version this code writes.

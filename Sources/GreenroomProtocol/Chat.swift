@@ -221,10 +221,13 @@ public struct ChatEvent: Codable, Sendable, Hashable {
     public var userIds: [String]?
     /// Who did it.
     public var actorId: String?
+    /// The member's read position, for `message.read` and `notification.readChanged`.
+    public var read: ChannelRead?
 
     /// Makes an event.
     public init(type: String, channelId: ChannelId, channel: ChatChannel? = nil, message: ChatMessage? = nil,
-                reaction: ChatReaction? = nil, member: ChatChannelMember? = nil, userIds: [String]? = nil, actorId: String? = nil) {
+                reaction: ChatReaction? = nil, member: ChatChannelMember? = nil, userIds: [String]? = nil, actorId: String? = nil,
+                read: ChannelRead? = nil) {
         self.type = type
         self.channelId = channelId
         self.channel = channel
@@ -233,6 +236,7 @@ public struct ChatEvent: Codable, Sendable, Hashable {
         self.member = member
         self.userIds = userIds
         self.actorId = actorId
+        self.read = read
     }
 
     /// Reads a chat event from a stream event; `nil` when it is not one.

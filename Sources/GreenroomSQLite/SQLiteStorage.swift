@@ -136,6 +136,10 @@ public final class SQLiteStorage: GreenroomStorage {
         [
             "CREATE INDEX presence_user ON presence(user_id)",
         ],
+        // 7: deleted messages tagged, so that unread counts pass them by.
+        [
+            "UPDATE records SET tag = 'deleted' WHERE kind = 'message' AND json_extract(data, '$.message.deletedAt') IS NOT NULL",
+        ],
     ]
 
     /// The schema version this code writes.

@@ -8,14 +8,16 @@ import Testing
 /// what was stored and announced.
 @Suite("Capability rules on in-memory storage", .timeLimit(.minutes(15)))
 struct DomainRuleTests {
-    /// The core's services on a fresh in-memory database, with the event log running.
+    /// The core's services on a fresh database (in memory unless told), with the event log running.
     final class Harness: Sendable {
-        let storage = MemoryStorage()
+        let storage: any GreenroomStorage
         let events: EventLog
         let core: CapabilityContext
         private let writer: Task<Void, any Error>
 
-        init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+        /// The services on `storage` (a fresh in-memory database by default), migrated here.
+        init(storage: any GreenroomStorage = MemoryStorage(), _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws {
+            self.storage = storage
             try await storage.migrate()
             var configuration = ServerConfiguration()
             configure(&configuration)

@@ -15,6 +15,7 @@ extension ChatChannelController {
             do {
                 let message: ChatMessage = try await client.send(ChatOperation.sendMessage, args: args)
                 merge([message])
+                sentOwn(message)
                 return message
             } catch let error as GreenroomError where attempt < 3 && (error.is(.connectionLost) || error.is(.timeout)) {
                 attempt += 1

@@ -44,6 +44,10 @@ public final class ChatChannelController: Sendable {
         /// time in call order.
         var sends: AsyncStream<@Sendable () async -> Void>.Continuation?
         var sender: Task<Void, Never>?
+        /// The members' read positions, by user id.
+        var reads: [String: ChannelRead] = [:]
+        /// The reader's unread messages.
+        var unreadCount = 0
     }
 
     /// The channel this controller is for.
@@ -108,6 +112,7 @@ public final class ChatChannelController: Sendable {
         if channel.membership?.state == .joined {
             let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, limit: messageLimit))
             merge(page.items)
+            try await loadReads()
             channel = try await client.channel(channelId)
         }
         let current = channel
@@ -209,7 +214,9 @@ public final class ChatChannelController: Sendable {
 
     /// Takes an event into the state, then tells the observers and the delegate.
     private func apply(_ event: ChatEvent) async {
+        let before = event.message.flatMap { message in state.withLock { state in state.messages.first { $0.id == message.id } } }
         if let message = event.message { merge([message]) }
+        countUnread(event, before: before)
         let (channel, delegate) = state.withLock { state -> (ChatChannel?, (any ChatChannelControllerDelegate)?) in
             let me = client.currentUserId
             if var channel = state.channel {

@@ -21,6 +21,12 @@ public final class CurrentUserController: Sendable {
         try await client.send(UserOperation.me, args: EmptyResult())
     }
 
+    /// The connected user's unread messages: in each channel it has joined, their total,
+    /// and how many channels have any (`unreadCount` of the chat SDK's current user).
+    public func unreadCount() async throws -> UnreadCounts {
+        try await client.send(ChatOperation.unreadCounts, args: EmptyResult())
+    }
+
     /// Sets the name, picture and extra data keys given (`nil` leaves a field as it is;
     /// extra data keys are merged) and removes the extra data keys in `unsetProperties`.
     @discardableResult

@@ -27,6 +27,23 @@ extension ChatCapability {
         }
         registerMembershipOperations(&router)
         registerMessageOperations(&router)
+        registerReadOperations(&router)
+    }
+
+    private func registerReadOperations(_ router: inout CapabilityOperations) {
+        let chat = service
+        router.on(ChatOperation.markRead) { (caller, args: MarkReadArgs) -> ChannelRead in
+            try await chat.markRead(args, by: caller.userId)
+        }
+        router.on(ChatOperation.markUnread) { (caller, args: MarkUnreadArgs) -> ChannelRead in
+            try await chat.markUnread(args, by: caller.userId)
+        }
+        router.on(ChatOperation.reads) { (caller, args: ChannelReadsArgs) -> Page<ChannelRead> in
+            try await chat.reads(args, by: caller.userId)
+        }
+        router.on(ChatOperation.unreadCounts) { (caller, _: EmptyResult) -> UnreadCounts in
+            try await chat.unreadCounts(of: caller.userId)
+        }
     }
 
     private func registerMembershipOperations(_ router: inout CapabilityOperations) {

@@ -47,14 +47,31 @@ package struct MembershipRecord: StoredRecord {
     package var recordTag: String { member.state.rawValue }
 }
 
-/// A message, in its channel's scope, sorted by its sequence number.
+/// A message, in its channel's scope, sorted by its sequence number; a deleted one is
+/// tagged `deleted`, so that unread counts pass it by.
 package struct MessageRecord: StoredRecord {
     package static let recordKind = "message"
+    /// The tag of a message not deleted.
+    package static let liveTag = ""
     package var message: ChatMessage
 
     package var recordScope: String { message.channelId.rawValue }
     package var recordId: String { message.id }
     package var recordSort: Int64 { message.sequence }
+    package var recordTag: String { message.deletedAt == nil ? Self.liveTag : "deleted" }
+}
+
+/// A member's read position, in its channel's scope, sorted by the position: the members
+/// who have read a message are those from its sequence number up. Kept while the member
+/// belongs to the channel; its unread count is derived (the channel's messages after the
+/// position that are not deleted), so a message writes no row per member.
+package struct ReadRecord: StoredRecord {
+    package static let recordKind = "read"
+    package var read: ChannelRead
+
+    package var recordScope: String { read.channelId.rawValue }
+    package var recordId: String { read.userId }
+    package var recordSort: Int64 { read.lastReadSequence }
 }
 
 /// The message a sender's idempotency key stored, in the channel's scope.

@@ -171,6 +171,9 @@ extension ChatService {
         member.state = .joined
         member.createdAt = Date.wireNow
         try await saveMember(transaction, member)
+        // A new member has read what was sent before it joined.
+        try await transaction.save(ReadRecord(read: ChannelRead(
+            channelId: member.channelId, userId: member.userId, lastReadSequence: record.messageSeq, lastReadAt: member.createdAt)))
         record.channel.memberCount += 1
         try await transaction.save(record)
         let id = record.channel.id

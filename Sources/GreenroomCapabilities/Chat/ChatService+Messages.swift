@@ -33,6 +33,9 @@ extension ChatService {
             record.channel.lastMessageAt = now
             try await transaction.save(record)
             try await transaction.save(MessageRecord(message: message))
+            // Sending reads the channel up to one's own message.
+            try await transaction.save(ReadRecord(read: ChannelRead(
+                channelId: id, userId: sender, lastReadSequence: message.sequence, lastReadMessageId: message.id, lastReadAt: now)))
             if member.sentIn != true {
                 member.sentIn = true
                 try await transaction.save(member)

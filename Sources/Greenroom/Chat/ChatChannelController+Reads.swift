@@ -1,0 +1,122 @@
+import Foundation
+
+extension ChatChannelController {
+    // MARK: Read state
+
+    /// The reader's unread messages in the channel (its messages after the reader's read
+    /// position, not deleted), as the server counted them at ``synchronize(messageLimit:)``
+    /// or the last ``markRead()``, kept current by the channel's events since.
+    public var unreadCount: Int { state.withLock { $0.unreadCount } }
+
+    /// The members' read positions loaded (the first 100 by ``synchronize(messageLimit:)``,
+    /// the furthest read first), kept current by `message.read` events. Who has read a
+    /// message: the reads whose `lastReadSequence` is at least its `sequence`.
+    public var reads: [ChannelRead] {
+        state.withLock { $0.reads.values.sorted { ($0.lastReadSequence, $1.userId) > ($1.lastReadSequence, $0.userId) } }
+    }
+
+    /// The members who have read `message`, among the reads loaded.
+    public func readers(of message: ChatMessage) -> [String] {
+        reads.filter { $0.lastReadSequence >= message.sequence && $0.userId != message.senderId }.map(\.userId)
+    }
+
+    /// Marks the channel read up to its newest message (members only); the other members
+    /// see a `message.read` event, the reader's other devices the new unread count.
+    @discardableResult
+    public func markRead() async throws -> ChannelRead {
+        try await took(client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId)))
+    }
+
+    /// Marks the channel read up to `messageId`; a position already past it stays.
+    @discardableResult
+    public func markRead(upTo messageId: String) async throws -> ChannelRead {
+        try await took(client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId, messageId: messageId)))
+    }
+
+    /// The completion-handler form of ``markRead()``, as the chat SDK's controller has it.
+    public func markRead(completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
+        complete(completion.map { done in { result in done(result.failureValue) } }) { _ = try await self.markRead() }
+    }
+
+    /// Makes `messageId` and every message after it unread for the reader.
+    @discardableResult
+    public func markUnread(from messageId: String) async throws -> ChannelRead {
+        try await took(client.send(ChatOperation.markUnread, args: MarkUnreadArgs(channelId: channelId, messageId: messageId)))
+    }
+
+    /// The completion-handler form of ``markUnread(from:)``.
+    public func markUnread(from messageId: String, completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
+        complete(completion.map { done in { result in done(result.failureValue) } }) { _ = try await self.markUnread(from: messageId) }
+    }
+
+    /// Loads a page of the members' read positions (members only) into ``reads``.
+    @discardableResult
+    public func loadReads(limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChannelRead> {
+        let page: Page<ChannelRead> = try await client.send(ChatOperation.reads, args: ChannelReadsArgs(channelId: channelId, limit: limit, cursor: cursor))
+        for read in page.items { _ = take(read) }
+        return page
+    }
+
+    /// Keeps a read position; the reader's own sets ``unreadCount`` when it carries one.
+    private func take(_ read: ChannelRead) -> ChannelRead {
+        let me = client.currentUserId
+        state.withLock { state in
+            if let known = state.reads[read.userId], known.lastReadAt > read.lastReadAt { return }
+            state.reads[read.userId] = read
+            if read.userId == me, let unread = read.unreadMessages { state.unreadCount = unread }
+        }
+        return read
+    }
+
+    private func took(_ read: ChannelRead) async throws -> ChannelRead {
+        let kept = take(read)
+        if let delegate = self.delegate, let channel = self.channel {
+            await MainActor.run { delegate.channelController(self, didUpdateChannel: channel) }
+        }
+        return kept
+    }
+
+    /// The reader's own message, stored: the server read the channel up to it.
+    func sentOwn(_ message: ChatMessage) {
+        state.withLock { Self.readOwn(message, in: &$0) }
+    }
+
+    private static func readOwn(_ message: ChatMessage, in state: inout State) {
+        if let known = state.reads[message.senderId], known.lastReadSequence >= message.sequence { return }
+        state.reads[message.senderId] = ChannelRead(channelId: message.channelId, userId: message.senderId, lastReadSequence: message.sequence,
+                                                    lastReadMessageId: message.id, lastReadAt: message.createdAt, unreadMessages: 0)
+        state.unreadCount = 0
+    }
+
+    /// Follows the reader's unread count through the channel's events: another member's
+    /// message adds one, a deletion after the read position takes one away, the reader's
+    /// own message or a read on another of its devices moves the position (the messages
+    /// loaded after it are then the unread ones).
+    func countUnread(_ event: ChatEvent, before: ChatMessage?) {
+        guard let me = client.currentUserId else { return }
+        state.withLock { state in
+            let position = state.reads[me]?.lastReadSequence ?? 0
+            switch event.type {
+            case ChatEventType.messageNew:
+                guard let message = event.message else { return }
+                if message.senderId == me {
+                    Self.readOwn(message, in: &state)
+                } else if before == nil, message.sequence > position {
+                    state.unreadCount += 1
+                }
+            case ChatEventType.messageDeleted:
+                guard let message = event.message, before?.isDeleted != true, message.sequence > position else { return }
+                state.unreadCount = max(state.unreadCount - 1, 0)
+            case ChatEventType.messageRead:
+                guard let read = event.read else { return }
+                if let known = state.reads[read.userId], known.lastReadAt >= read.lastReadAt { return }
+                state.reads[read.userId] = read
+                if read.userId == me {
+                    state.unreadCount = state.messages.count { $0.sequence > read.lastReadSequence && !$0.isDeleted }
+                }
+            default:
+                return
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GreenroomCore
+import GreenroomProtocol
+import GreenroomStorage
+
+extension ChatService {
+    /// The most channels `user.unreadCounts` counts in one answer.
+    package static let unreadChannelsLimit = 1_000
+
+    /// A member's messages after `position` in a channel that are not deleted: a count over
+    /// the channel's index of messages, so that no message writes a row per member.
+    package static func unreadCount(_ reader: any RecordReading, _ channel: ChannelId, after position: Int64) async throws -> Int {
+        var query = RecordQuery(kind: MessageRecord.recordKind, scope: channel.rawValue)
+        query.tags = [MessageRecord.liveTag]
+        query.sortAbove = position
+        return try await reader.countRecords(query)
+    }
+
+    /// A member's read position; none stored (a membership older than read positions)
+    /// reads as nothing read.
+    package static func readPosition(_ reader: any RecordReading, _ channel: ChannelId, _ userId: String) async throws -> ChannelRead {
+        try await reader.load(ReadRecord.self, scope: channel.rawValue, id: userId)?.read
+            ?? ChannelRead(channelId: channel, userId: userId, lastReadSequence: 0, lastReadAt: Date(timeIntervalSince1970: 0))
+    }
+
+    /// The message of a channel with the highest sequence number below `sequence` that is
+    /// not deleted, if any.
+    private static func lastMessage(_ reader: any RecordReading, _ channel: ChannelId, below sequence: Int64) async throws -> ChatMessage? {
+        var query = RecordQuery(kind: MessageRecord.recordKind, scope: channel.rawValue, limit: 1)
+        query.tags = [MessageRecord.liveTag]
+        query.sortBelow = sequence
+        query.descending = true
+        return try await reader.list(MessageRecord.self, query).first?.message
+    }
+
+    private static func message(_ reader: any RecordReading, _ channel: ChannelId, _ messageId: String) async throws -> ChatMessage {
+        guard let message = try await reader.load(MessageRecord.self, scope: channel.rawValue, id: messageId)?.message,
+              !message.isDeleted else {
+            throw GreenroomError(.messageNotFound, "no message \(messageId) in channel \(channel)")
+        }
+        return message
+    }
+
+    /// Moves the caller's read position forward to a message (the channel's newest when
+    /// none is named) and tells the channel (`message.read`, for receipts) and the caller's
+    /// own stream (`notification.readChanged`, with the unread count, for its other
+    /// devices), in one transaction. A position already there or further stays, and
+    /// nothing is written. Members only.
+    package func markRead(_ args: MarkReadArgs, by userId: String) async throws -> ChannelRead {
+        let id = args.channelId
+        return try await events.transact(streams: [id.stream]) { transaction in
+            let record = try await Self.channel(transaction, id)
+            try await Self.requireJoined(transaction, id, userId)
+            let target: (sequence: Int64, messageId: String?)
+            if let messageId = args.messageId {
+                let message = try await Self.message(transaction, id, messageId)
+                target = (message.sequence, message.id)
+            } else {
+                let newest = try await Self.lastMessage(transaction, id, below: record.messageSeq + 1)
+                target = (record.messageSeq, newest?.id)
+            }
+            var read = try await Self.readPosition(transaction, id, userId)
+            guard target.sequence > read.lastReadSequence else {
+                read.unreadMessages = try await Self.unreadCount(transaction, id, after: read.lastReadSequence)
+                return read
+            }
+            read = ChannelRead(channelId: id, userId: userId, lastReadSequence: target.sequence, lastReadMessageId: target.messageId,
+                               lastReadAt: Date.wireNow)
+            try await transaction.save(ReadRecord(read: read))
+            read.unreadMessages = try await Self.unreadCount(transaction, id, after: read.lastReadSequence)
+            try await Self.announce(read, receipt: true, in: transaction)
+            return read
+        }
+    }
+
+    /// Makes a message and every one after it unread for the caller, and tells the
+    /// caller's own stream (`notification.readChanged`). Members only.
+    package func markUnread(_ args: MarkUnreadArgs, by userId: String) async throws -> ChannelRead {
+        let id = args.channelId
+        return try await events.transact(streams: [id.stream]) { transaction in
+            _ = try await Self.channel(transaction, id)
+            try await Self.requireJoined(transaction, id, userId)
+            let first = try await Self.message(transaction, id, args.messageId)
+            let before = try await Self.lastMessage(transaction, id, below: first.sequence)
+            var read = ChannelRead(channelId: id, userId: userId, lastReadSequence: first.sequence - 1,
+                                   lastReadMessageId: before?.id, lastReadAt: Date.wireNow)
+            try await transaction.save(ReadRecord(read: read))
+            read.unreadMessages = try await Self.unreadCount(transaction, id, after: read.lastReadSequence)
+            try await Self.announce(read, receipt: false, in: transaction)
+            return read
+        }
+    }
+
+    /// `message.read` on the channel's stream (without the member's count) when `receipt`,
+    /// and `notification.readChanged` on the member's own stream.
+    private static func announce(_ read: ChannelRead, receipt: Bool, in transaction: any StorageTransaction) async throws {
+        var appends: [EventAppend] = []
+        if receipt {
+            var seen = read
+            seen.unreadMessages = nil
+            appends.append(try event(ChatEventType.messageRead, on: read.channelId.stream,
+                                     ChatEvent(type: "", channelId: read.channelId, actorId: read.userId, read: seen)))
+        }
+        appends.append(try event(ChatEventType.readChanged, on: StreamName.user(read.userId),
+                                 ChatEvent(type: "", channelId: read.channelId, actorId: read.userId, read: read)))
+        _ = try await transaction.append(appends)
+    }
+
+    /// A page of the members' read positions, the furthest read first; the caller's own
+    /// carries its unread count. Members only.
+    package func reads(_ args: ChannelReadsArgs, by reader: String) async throws -> Page<ChannelRead> {
+        let limit = try Paging.limit(args.limit ?? Limits.maxPageSize)
+        _ = try await Self.channel(storage, args.channelId)
+        try await Self.requireJoined(storage, args.channelId, reader)
+        var query = RecordQuery(kind: ReadRecord.recordKind, scope: args.channelId.rawValue)
+        query.descending = true
+        query.after = try args.cursor.map(RecordCursor.decode)
+        let (page, next) = try await storage.page(ReadRecord.self, query, limit: limit)
+        var items = page.map(\.read)
+        if let mine = items.firstIndex(where: { $0.userId == reader }) {
+            items[mine].unreadMessages = try await Self.unreadCount(storage, args.channelId, after: items[mine].lastReadSequence)
+        }
+        return Page(items: items, next: next)
+    }
+
+    /// The caller's unread messages in each channel it has joined (up to
+    /// ``unreadChannelsLimit`` channels, most recently active first), their total, and
+    /// how many channels have any.
+    package func unreadCounts(of userId: String) async throws -> UnreadCounts {
+        var query = RecordQuery(kind: ChannelRecord.recordKind, limit: Self.unreadChannelsLimit)
+        query.via = (MembershipRecord.recordKind, userId, [ChatMemberState.joined.rawValue])
+        query.descending = true
+        let channels = try await storage.list(ChannelRecord.self, query)
+        var counts: [ChannelUnread] = []
+        for channel in channels {
+            let id = channel.channel.id
+            let read = try await Self.readPosition(storage, id, userId)
+            let unread = read.lastReadSequence >= channel.messageSeq ? 0 : try await Self.unreadCount(storage, id, after: read.lastReadSequence)
+            counts.append(ChannelUnread(channelId: id, unreadMessages: unread, lastReadSequence: read.lastReadSequence))
+        }
+        return UnreadCounts(totalUnreadMessages: counts.reduce(0) { $0 + $1.unreadMessages },
+                            unreadChannels: counts.count { $0.unreadMessages > 0 }, channels: counts)
+    }
+}

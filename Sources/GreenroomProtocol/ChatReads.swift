@@ -1,0 +1,134 @@
+import Foundation
+
+extension ChatOperation {
+    /// ``MarkReadArgs`` → ``ChannelRead``: members only; moves the caller's read position
+    /// forward to a message (the newest when none is named), never back.
+    public static let markRead = WireOperation<MarkReadArgs, ChannelRead>("channel.markRead")
+    /// ``MarkUnreadArgs`` → ``ChannelRead``: members only; makes a message and every one
+    /// after it unread for the caller.
+    public static let markUnread = WireOperation<MarkUnreadArgs, ChannelRead>("channel.markUnread")
+    /// ``ChannelReadsArgs`` → ``Page`` of ``ChannelRead``: members only; each member's read
+    /// position, the furthest read first.
+    public static let reads = WireOperation<ChannelReadsArgs, Page<ChannelRead>>("channel.reads")
+    /// No arguments → ``UnreadCounts``: the caller's unread messages in each of its channels.
+    public static let unreadCounts = WireOperation<EmptyResult, UnreadCounts>("user.unreadCounts")
+}
+
+extension ChatEventType {
+    /// A member read up to a message (``ChatEvent/read``); on the channel's stream.
+    public static let messageRead = "message.read"
+    /// On a user's stream: the user's read position in a channel changed, by
+    /// `channel.markRead` or `channel.markUnread` on any of its connections, or by its own
+    /// message (``ChatEvent/read`` carries the channel's unread count).
+    public static let readChanged = "notification.readChanged"
+}
+
+/// The arguments of `channel.markRead`.
+public struct MarkReadArgs: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// The last message read; the channel's newest when `nil`.
+    public var messageId: String?
+
+    /// Makes the arguments.
+    public init(channelId: ChannelId, messageId: String? = nil) {
+        self.channelId = channelId
+        self.messageId = messageId
+    }
+}
+
+/// The arguments of `channel.markUnread`.
+public struct MarkUnreadArgs: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// The first message to count unread.
+    public var messageId: String
+
+    /// Makes the arguments.
+    public init(channelId: ChannelId, messageId: String) {
+        self.channelId = channelId
+        self.messageId = messageId
+    }
+}
+
+/// The arguments of `channel.reads`.
+public struct ChannelReadsArgs: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// Page size, 1–100; 100 by default.
+    public var limit: Int?
+    /// The `next` cursor of the previous page.
+    public var cursor: String?
+
+    /// Makes the arguments.
+    public init(channelId: ChannelId, limit: Int? = nil, cursor: String? = nil) {
+        self.channelId = channelId
+        self.limit = limit
+        self.cursor = cursor
+    }
+}
+
+/// A member's read position in a channel: every message up to ``lastReadSequence`` is read.
+///
+/// Who has read a message: the members whose ``lastReadSequence`` is at least the message's
+/// ``ChatMessage/sequence``.
+public struct ChannelRead: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// The member.
+    public var userId: String
+    /// The sequence number of the last message read (0: none).
+    public var lastReadSequence: Int64
+    /// The last message read, when there is one.
+    public var lastReadMessageId: String?
+    /// When the position last moved.
+    public var lastReadAt: Date
+    /// The messages after the position, not deleted: in the answers and events the member
+    /// itself gets; `nil` in other members' reads.
+    public var unreadMessages: Int?
+
+    /// Makes a read position.
+    public init(channelId: ChannelId, userId: String, lastReadSequence: Int64, lastReadMessageId: String? = nil,
+                lastReadAt: Date, unreadMessages: Int? = nil) {
+        self.channelId = channelId
+        self.userId = userId
+        self.lastReadSequence = lastReadSequence
+        self.lastReadMessageId = lastReadMessageId
+        self.lastReadAt = lastReadAt
+        self.unreadMessages = unreadMessages
+    }
+}
+
+/// A user's unread messages: `user.unreadCounts`.
+public struct UnreadCounts: Codable, Sendable, Hashable {
+    /// Unread messages in all the user's channels.
+    public var totalUnreadMessages: Int
+    /// How many of its channels have unread messages.
+    public var unreadChannels: Int
+    /// Each joined channel's unread messages (channels with none included, with 0).
+    public var channels: [ChannelUnread]
+
+    /// Makes the counts.
+    public init(totalUnreadMessages: Int, unreadChannels: Int, channels: [ChannelUnread]) {
+        self.totalUnreadMessages = totalUnreadMessages
+        self.unreadChannels = unreadChannels
+        self.channels = channels
+    }
+}
+
+/// One channel's unread messages for the caller.
+public struct ChannelUnread: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// Its messages after the caller's read position, not deleted.
+    public var unreadMessages: Int
+    /// The caller's read position.
+    public var lastReadSequence: Int64
+
+    /// Makes the count.
+    public init(channelId: ChannelId, unreadMessages: Int, lastReadSequence: Int64) {
+        self.channelId = channelId
+        self.unreadMessages = unreadMessages
+        self.lastReadSequence = lastReadSequence
+    }
+}
