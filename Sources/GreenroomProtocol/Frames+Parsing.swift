@@ -34,6 +34,7 @@ extension ServerFrame {
         frame.result = members["result"].flatMap { $0 == .nil ? nil : $0 }
         if let error = members["error"], error != .nil { frame.error = try error.decode(as: GreenroomError.self) }
         if let event = members["event"], event != .nil { frame.event = try StreamEvent(parsing: event) }
+        if let signal = members["signal"], signal != .nil { frame.signal = try signal.decode(as: StreamSignal.self) }
         return frame
     }
 }

@@ -18,8 +18,8 @@ public struct CommandFrame: Codable, Sendable, Hashable {
     }
 }
 
-/// A frame from the server: a reply to a command (`re` with `result` or `error`) or an
-/// event pushed on a subscribed stream (`event`).
+/// A frame from the server: a reply to a command (`re` with `result` or `error`), an
+/// event pushed on a subscribed stream (`event`), or a signal on one (`signal`).
 public struct ServerFrame: Codable, Sendable {
     /// The id of the command this frame answers.
     public var re: UInt64?
@@ -29,13 +29,18 @@ public struct ServerFrame: Codable, Sendable {
     public var error: GreenroomError?
     /// A pushed event.
     public var event: StreamEvent?
+    /// A pushed signal (ephemeral, never stored).
+    public var signal: StreamSignal?
 
-    /// Makes a frame; set exactly one of a reply (`re` plus `result` or `error`) or `event`.
-    public init(re: UInt64? = nil, result: RawJSON? = nil, error: GreenroomError? = nil, event: StreamEvent? = nil) {
+    /// Makes a frame; set exactly one of a reply (`re` plus `result` or `error`), `event`
+    /// or `signal`.
+    public init(re: UInt64? = nil, result: RawJSON? = nil, error: GreenroomError? = nil, event: StreamEvent? = nil,
+                signal: StreamSignal? = nil) {
         self.re = re
         self.result = result
         self.error = error
         self.event = event
+        self.signal = signal
     }
 }
 

@@ -162,3 +162,38 @@ public struct StreamKind: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The kind's name.
     public var description: String { rawValue }
 }
+
+/// A signal: an ephemeral message on a stream (a member typing), relayed to the stream's
+/// subscribers on every node as it happens and never stored.
+///
+/// A signal has no offset: it is not replayed to a subscriber that connects or resumes
+/// later, is not part of a stream's position, and may be lost with a connection or a node;
+/// what it says must expire by itself (a typing indicator ends a few seconds after the
+/// last refresh). It arrives in a server frame of its own, `{"signal": {...}}`.
+public struct StreamSignal: Codable, Hashable, Sendable {
+    /// The stream, e.g. `channel:c1`.
+    public var stream: String
+    /// The kind of signal, e.g. `typing.start`.
+    public var type: String
+    /// The signal's data.
+    public var data: RawJSON
+    /// When the server relayed it.
+    public var at: Date
+
+    /// Makes a signal.
+    public init(stream: String, type: String, data: RawJSON, at: Date) {
+        self.stream = stream
+        self.type = type
+        self.data = data
+        self.at = at
+    }
+}
+
+/// A server frame carrying a signal: `{"signal": {...}}`.
+public struct SignalFrame: Encodable, Sendable {
+    /// The signal.
+    public var signal: StreamSignal
+
+    /// Wraps a signal.
+    public init(signal: StreamSignal) { self.signal = signal }
+}

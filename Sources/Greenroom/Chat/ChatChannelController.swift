@@ -10,6 +10,8 @@ public protocol ChatChannelControllerDelegate: AnyObject, Sendable {
     func channelController(_ controller: ChatChannelController, didUpdateChannel channel: ChatChannel)
     /// The loaded messages changed (a message arrived, was edited, reacted to or deleted).
     func channelController(_ controller: ChatChannelController, didUpdateMessages messages: [ChatMessage])
+    /// The members typing changed (the reader excluded).
+    func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>)
 }
 
 extension ChatChannelControllerDelegate {
@@ -19,6 +21,8 @@ extension ChatChannelControllerDelegate {
     public func channelController(_ controller: ChatChannelController, didUpdateChannel channel: ChatChannel) {}
     /// Does nothing by default.
     public func channelController(_ controller: ChatChannelController, didUpdateMessages messages: [ChatMessage]) {}
+    /// Does nothing by default.
+    public func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>) {}
 }
 
 /// One channel as the app sees it: the channel, its loaded messages kept current with its
@@ -48,6 +52,14 @@ public final class ChatChannelController: Sendable {
         var reads: [String: ChannelRead] = [:]
         /// The reader's unread messages.
         var unreadCount = 0
+        /// Members typing, with when each one's indicator expires.
+        var typing: [String: ContinuousClock.Instant] = [:]
+        /// When the reader last sent `typing.start`, while it is typing.
+        var typingSentAt: ContinuousClock.Instant?
+        /// Sends `typing.stop` once keystrokes stop.
+        var typingStop: Task<Void, Never>?
+        /// Forgets typists whose indicator expired.
+        var typingSweep: Task<Void, Never>?
     }
 
     /// The channel this controller is for.
@@ -64,7 +76,8 @@ public final class ChatChannelController: Sendable {
     }
 
     deinit {
-        let (pump, sends) = state.withLock { ($0.pump, $0.sends) }
+        let (pump, sends, typingTasks) = state.withLock { ($0.pump, $0.sends, [$0.typingStop, $0.typingSweep]) }
+        for task in typingTasks { task?.cancel() }
         pump?.cancel()
         sends?.finish()
         changes.finish()
@@ -167,6 +180,8 @@ public final class ChatChannelController: Sendable {
             if let chatEvent = ChatEvent(event) { await controller.apply(chatEvent) }
         }, gap: { controller in
             try? await controller.reload()
+        }, signal: { controller, signal in
+            await controller.receiveTyping(signal)
         })
         state.withLock { $0.pump = pump }
     }

@@ -9,13 +9,24 @@ import GreenroomProtocol
 final class EventPump: Sendable {
     private let subscription: StreamSubscription
     private let task: Task<Void, Never>
+    private let signalTask: Task<Void, Never>?
 
     /// Starts handing `subscription`'s events to `event`, and calls `gap` after a
-    /// resubscription that missed events, both with `owner` while it exists.
+    /// resubscription that missed events, both with `owner` while it exists; its signals,
+    /// when `signal` is given, go to `signal` as they come.
     init<Owner: AnyObject & Sendable>(following subscription: StreamSubscription, for owner: Owner,
                                       event: @escaping @Sendable (Owner, StreamEvent) async -> Void,
-                                      gap: @escaping @Sendable (Owner) async -> Void = { _ in }) {
+                                      gap: @escaping @Sendable (Owner) async -> Void = { _ in },
+                                      signal: (@Sendable (Owner, StreamSignal) async -> Void)? = nil) {
         self.subscription = subscription
+        signalTask = signal.map { handle in
+            Task { [weak owner] in
+                for await next in subscription.signals {
+                    guard let owner else { return }
+                    await handle(owner, next)
+                }
+            }
+        }
         task = Task { [weak owner] in
             for await update in subscription.updates {
                 guard let owner else { return }
@@ -30,12 +41,14 @@ final class EventPump: Sendable {
     /// Stops handing events on; the subscription stays.
     func cancel() {
         task.cancel()
+        signalTask?.cancel()
     }
 
     /// Stops handing events on and unsubscribes, unless the client has already dropped the
     /// subscription (it leaves a stream it was put out of by itself).
     func stop(_ client: GreenroomClient) async {
         task.cancel()
+        signalTask?.cancel()
         if client.hasSubscription(subscription.stream) { try? await subscription.unsubscribe() }
     }
 }

@@ -217,7 +217,8 @@ extension GreenroomClient {
         }
     }
 
-    /// Routes one frame from the server: a reply to its command, an event to its subscription.
+    /// Routes one frame from the server: a reply to its command, an event or a signal to its
+    /// subscription.
     func handleFrame(_ data: Data) {
         let frame: ServerFrame
         do {
@@ -229,6 +230,11 @@ extension GreenroomClient {
         if let event = frame.event {
             let subscription = state.withLock { $0.subscriptions[event.stream] }
             subscription?.receive(event)
+            return
+        }
+        if let signal = frame.signal {
+            let subscription = state.withLock { $0.subscriptions[signal.stream] }
+            subscription?.receive(signal)
             return
         }
         guard let re = frame.re else { return }

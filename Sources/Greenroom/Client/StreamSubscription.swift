@@ -27,6 +27,11 @@ public final class StreamSubscription: Sendable {
     /// Events and recovery reports, in order.
     public let updates: AsyncStream<SubscriptionUpdate>
     private let continuation: AsyncStream<SubscriptionUpdate>.Continuation
+    /// The stream's signals (`StreamSignal`: ephemeral, such as a member typing), as they
+    /// arrive while the subscription is live; never replayed after a reconnect. One
+    /// iterator: the newest 256 wait when it falls behind.
+    public let signals: AsyncStream<StreamSignal>
+    private let signalContinuation: AsyncStream<StreamSignal>.Continuation
     private let state: Locked<State>
     private weak let client: GreenroomClient?
 
@@ -35,6 +40,7 @@ public final class StreamSubscription: Sendable {
         self.client = client
         self.state = Locked(State(position: since))
         (updates, continuation) = AsyncStream.makeStream(of: SubscriptionUpdate.self, bufferingPolicy: .unbounded)
+        (signals, signalContinuation) = AsyncStream.makeStream(of: StreamSignal.self, bufferingPolicy: .bufferingNewest(256))
     }
 
     /// The events only, in order.
@@ -94,8 +100,15 @@ public final class StreamSubscription: Sendable {
         if fresh { continuation.yield(.event(event)) }
     }
 
+    /// Hands on a signal of the stream.
+    func receive(_ signal: StreamSignal) {
+        guard !state.withLock({ $0.finished }) else { return }
+        signalContinuation.yield(signal)
+    }
+
     func finish() {
         state.withLock { $0.finished = true }
         continuation.finish()
+        signalContinuation.finish()
     }
 }

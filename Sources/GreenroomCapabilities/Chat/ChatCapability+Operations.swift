@@ -41,6 +41,10 @@ extension ChatCapability {
         router.on(ChatOperation.reads) { (caller, args: ChannelReadsArgs) -> Page<ChannelRead> in
             try await chat.reads(args, by: caller.userId)
         }
+        router.on(ChatOperation.typing) { (caller, args: TypingArgs) -> EmptyResult in
+            try await chat.typing(args, by: caller.userId)
+            return EmptyResult()
+        }
         router.on(ChatOperation.unreadCounts) { (caller, _: EmptyResult) -> UnreadCounts in
             try await chat.unreadCounts(of: caller.userId)
         }

@@ -14,6 +14,9 @@ package protocol Broker: Sendable {
     /// queued (or at once, when the broker delivers them later), and the batch is
     /// acknowledged then.
     func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void)
+    /// Relays a signal (ephemeral, never stored) to the subscribers of its stream on
+    /// every node, this one at once; best effort, with no order kept against events.
+    func signal(_ signal: StreamSignal)
     /// The broker's background work (a listener), run with the server's services; `nil`
     /// when it needs none.
     var service: (any Service)? { get }

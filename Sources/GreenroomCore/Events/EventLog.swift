@@ -75,6 +75,12 @@ package final class EventLog: Service, Sendable {
         (wake, wakeContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
+    /// Relays a signal to the subscribers of its stream on every node without storing it:
+    /// no offset, no replay, no writer (``StreamSignal``).
+    package func signal(_ signal: StreamSignal) {
+        broker.signal(signal)
+    }
+
     /// Appends one event; returns once it is durable and handed to local subscribers.
     package func append(_ append: EventAppend) async throws -> AppendOutcome {
         let result = StepResult<AppendOutcome>()

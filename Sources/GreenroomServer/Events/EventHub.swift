@@ -71,6 +71,15 @@ final class EventHub: Sendable {
         if countdown == nil { handedOff?() }
     }
 
+    /// Hands a signal to the event loops that have subscribers of its stream, each of which
+    /// queues it on those whose subscription is live (``LoopDrainer/signal(_:frame:)``).
+    func signal(_ signal: StreamSignal, metrics: ServerMetrics) {
+        let loops = drainers.withLock { Array($0.values) }.filter { $0.subscriberCount(signal.stream) > 0 }
+        guard !loops.isEmpty, let data = try? WireCoding.encode(SignalFrame(signal: signal)) else { return }
+        let frame = WireHandler.textFrame(data)
+        for drainer in loops { drainer.signal(signal.stream, frame: frame, metrics: metrics) }
+    }
+
     /// The WebSocket frame of `event`, made once for all its subscribers.
     static func encode(_ event: StreamEvent) throws -> ByteBuffer {
         WireHandler.textFrame(try WireCoding.encode(EventFrame(event: event)))

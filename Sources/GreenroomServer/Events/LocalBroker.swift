@@ -10,6 +10,9 @@ struct LocalBroker: Broker {
         hub.observe(events)
         hub.publish(events, metrics: metrics, then: handedOff)
     }
+    func signal(_ signal: StreamSignal) {
+        hub.signal(signal, metrics: metrics)
+    }
     var service: (any Service)? { nil }
 }
 
@@ -17,6 +20,9 @@ extension PostgresEventRelay: Broker {
     func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void) {
         for event in events { offer(event) }
         handedOff()
+    }
+    func signal(_ signal: StreamSignal) {
+        relay(signal)
     }
     var service: (any Service)? { self }
 }

@@ -11,12 +11,20 @@ import ServiceLifecycle
 /// task then publishes each stream's events to the local hub strictly in offset order: a
 /// notification is a hint, the log is the truth, so an event whose notification was missed
 /// (a gap, or a listener that reconnected) is read from the log before anything after it.
+///
+/// Signals (``StreamSignal``: never stored) go on the same channel as
+/// `{"signal": {...}, "origin": id}`, sent one at a time by one task, and reach this
+/// node's hub at once and the other nodes' hubs as their listeners read them.
 final class PostgresEventRelay: Service, Sendable {
     enum Input: Sendable {
         case event(StreamEvent)
         case hint(stream: String, offset: UInt64)
         case catchUp
+        case signal(StreamSignal)
     }
+
+    /// The most bytes a signal's notification may have (PostgreSQL's limit is 8,000).
+    static let maxSignalBytes = 7_000
 
     private let storage: PostgresStorage
     private let hub: EventHub
@@ -26,6 +34,11 @@ final class PostgresEventRelay: Service, Sendable {
     private let continuation: AsyncStream<Input>.Continuation
     /// The last offset published to the hub, by stream, for streams with local subscribers.
     private let published = Locked<[String: UInt64]>([:])
+    /// Signals of this node to announce to the others, in order.
+    private let outgoing: AsyncStream<String>
+    private let outgoingContinuation: AsyncStream<String>.Continuation
+    /// This relay's mark on its signals, so that it does not deliver its own twice.
+    let origin = RandomHex.string(bytes: 8)
 
     init(storage: PostgresStorage, hub: EventHub, metrics: ServerMetrics, logger: Logger) {
         self.storage = storage
@@ -33,6 +46,19 @@ final class PostgresEventRelay: Service, Sendable {
         self.metrics = metrics
         self.logger = logger
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
+        // Signals are best effort: when the database falls behind, the oldest wait and the
+        // newest beyond a thousand are dropped.
+        (outgoing, outgoingContinuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(1_000))
+    }
+
+    /// Delivers a signal of this node to its hub now and announces it to the other nodes.
+    func relay(_ signal: StreamSignal) {
+        hub.signal(signal, metrics: metrics)
+        guard let data = try? WireCoding.encode(SignalNotice(signal: signal, origin: origin)), data.count <= Self.maxSignalBytes else {
+            logger.warning("a signal on \(signal.stream) is too large to relay to other nodes")
+            return
+        }
+        outgoingContinuation.yield(String(decoding: data, as: UTF8.self))
     }
 
     /// Offers an event this node appended.
@@ -48,6 +74,16 @@ final class PostgresEventRelay: Service, Sendable {
                     for await input in self.inputs {
                         if Task.isCancelled { break }
                         await self.process(input)
+                    }
+                }
+                group.addTask {
+                    for await payload in self.outgoing {
+                        if Task.isCancelled { break }
+                        do {
+                            try await self.storage.fetch("SELECT pg_notify(\(PostgresStorage.notifyChannel), \(payload))")
+                        } catch {
+                            self.logger.warning("a signal was not relayed to other nodes: \(error)")
+                        }
                     }
                 }
                 await group.next()
@@ -69,7 +105,7 @@ final class PostgresEventRelay: Service, Sendable {
                     attempt = 0
                     self.continuation.yield(.catchUp)
                     for try await notification in notifications {
-                        if let input = Self.parse(notification.payload) { self.continuation.yield(input) }
+                        if let input = Self.parse(notification.payload, ownOrigin: self.origin) { self.continuation.yield(input) }
                     }
                 }
             } catch {
@@ -88,8 +124,12 @@ final class PostgresEventRelay: Service, Sendable {
     /// its own appends' included, and with Foundation's `JSONDecoder` reading them took
     /// 11.7% of a node's CPU while it stored chat messages (`bench store` on PostgreSQL,
     /// `perf record`), 4.3% with this parser.
-    static func parse(_ payload: String) -> Input? {
+    static func parse(_ payload: String, ownOrigin: String = "") -> Input? {
         guard let value = try? RawJSON(json: payload) else { return nil }
+        if let signal = value["signal"] {
+            guard value["origin"]?.stringValue != ownOrigin, let parsed = try? signal.decode(as: StreamSignal.self) else { return nil }
+            return .signal(parsed)
+        }
         if value["epoch"] != nil, let event = try? StreamEvent(parsing: value) { return .event(event) }
         // A hint, or an event that does not read as one: its position, read again from the log.
         guard let stream = value["stream"]?.stringValue, let number = value["offset"]?.numberValue,
@@ -104,6 +144,8 @@ final class PostgresEventRelay: Service, Sendable {
             await advance(event.stream, to: event.offset, event: event)
         case .hint(let stream, let offset):
             await advance(stream, to: offset, event: nil)
+        case .signal(let signal):
+            hub.signal(signal, metrics: metrics)
         case .catchUp:
             for stream in published.withLock({ Array($0.keys) }) {
                 guard let info = try? await storage.streamInfo(stream) else { continue }
@@ -146,4 +188,10 @@ final class PostgresEventRelay: Service, Sendable {
         published.withLock { $0[event.stream] = event.offset }
         hub.publish([event], metrics: metrics)
     }
+}
+
+/// A signal as a notification carries it between nodes.
+private struct SignalNotice: Encodable {
+    let signal: StreamSignal
+    let origin: String
 }

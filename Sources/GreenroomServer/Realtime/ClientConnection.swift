@@ -147,6 +147,21 @@ final class ClientConnection: Sendable {
         }
     }
 
+    /// Delivers a signal of `stream` (its frame): queued when the subscription is live,
+    /// dropped while it replays (a signal is not part of the stream's history) or when not
+    /// subscribed. Returns whether the connection needs a drain.
+    func deliverSignal(stream: String, frame: ByteBuffer) -> Bool {
+        let action = state.withLock { state -> Action in
+            guard case .live = state.subscriptions[stream] else { return .none }
+            return enqueue(frame, into: &state)
+        }
+        switch action {
+        case .drain: return true
+        case .none: return false
+        case .close: perform(action); return false
+        }
+    }
+
     /// What a queue change asks for once the lock is released.
     private enum Action {
         case none

@@ -43,6 +43,8 @@ final class LoopDrainer: Sendable {
         /// Stream → this loop's connections that follow it.
         var subscribers: [String: [ObjectIdentifier: ClientConnection]] = [:]
         var handOffs = Deque<HandOff>()
+        /// Signals for this loop's subscribers, with their frames.
+        var signals = Deque<(stream: String, frame: ByteBuffer, metrics: ServerMetrics)>()
         var waiting = Deque<ClientConnection>()
         /// A task that takes the next hand-offs and chunk is queued on the loop (or running).
         var scheduled = false
@@ -91,6 +93,11 @@ final class LoopDrainer: Sendable {
         schedule { $0.handOffs.append(handOff) }
     }
 
+    /// Queues a signal's frame for this loop's live subscribers of `stream`.
+    func signal(_ stream: String, frame: ByteBuffer, metrics: ServerMetrics) {
+        schedule { $0.signals.append((stream, frame, metrics)) }
+    }
+
     private func schedule(_ change: (inout State) -> Void) {
         let schedule = state.withLock { state -> Bool in
             change(&state)
@@ -113,6 +120,15 @@ final class LoopDrainer: Sendable {
             state.withLock { $0.waiting.append(contentsOf: toDrain) }
             handOff.countdown?.signal()
         }
+        while let signal = state.withLock({ $0.signals.popFirst() }) {
+            let subscribers = state.withLock { state in state.subscribers[signal.stream].map { Array($0.values) } ?? [] }
+            var toDrain: [ClientConnection] = []
+            for connection in subscribers where connection.deliverSignal(stream: signal.stream, frame: signal.frame) {
+                toDrain.append(connection)
+            }
+            signal.metrics.eventsDelivered(subscribers.count)
+            state.withLock { $0.waiting.append(contentsOf: toDrain) }
+        }
         let connections = state.withLock { state -> [ClientConnection] in
             let count = min(Self.chunk, state.waiting.count)
             defer { state.waiting.removeFirst(count) }
@@ -120,7 +136,7 @@ final class LoopDrainer: Sendable {
         }
         for connection in connections { connection.drainOnLoop() }
         let more = state.withLock { state -> Bool in
-            if state.waiting.isEmpty && state.handOffs.isEmpty {
+            if state.waiting.isEmpty && state.handOffs.isEmpty && state.signals.isEmpty {
                 state.scheduled = false
                 return false
             }

@@ -52,4 +52,52 @@ extension MultiNodeTests {
             try await two.shutdown()
         }
     }
+
+    @Test("typing on two nodes: a keystroke on node 2 shows on node 1 and on node 2, stop ends it, a start left alone expires; a non-member is refused; nothing is stored")
+    func typingAcrossNodes() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let two = try await node(url, directory)
+            let alice = try await one.client("alice")
+            let bob = try await two.client("bob")
+            let carol = try await two.client("carol")
+            _ = try await alice.createChannel(id: "typing", name: "Typing", members: ["bob", "carol"])
+            let aliceRoom = alice.channelController(for: "typing")
+            let bobRoom = bob.channelController(for: "typing")
+            let carolRoom = carol.channelController(for: "typing")
+            for room in [aliceRoom, bobRoom, carolRoom] { try await room.synchronize() }
+            let before = try await one.rest("GET", "/v1/streams/channel:typing/events?limit=1000").1.arrayValue?.count ?? -1
+            let aliceEvents = aliceRoom.events
+
+            try await bobRoom.keystroke()
+            try await eventually("alice, on the other node, sees bob typing") { aliceRoom.currentlyTypingUsers == ["bob"] }
+            try await eventually("carol, on bob's node, sees bob typing") { carolRoom.currentlyTypingUsers == ["bob"] }
+            #expect(bobRoom.currentlyTypingUsers.isEmpty, "the typist is not among those it sees typing")
+            try await bobRoom.keystroke()
+            try await bobRoom.stopTyping()
+            try await eventually("bob's stop reaches alice") { aliceRoom.currentlyTypingUsers.isEmpty }
+            // One start, or a refresh too when the keystrokes were further apart than
+            // the refresh interval, then the stop.
+            let seen = try await chatEvents(aliceEvents) { $0.contains { $0.type == ChatEventType.typingStop } }
+            #expect(seen.last?.type == ChatEventType.typingStop && (1...2).contains(seen.count - 1))
+            #expect(seen.dropLast().allSatisfy { $0.type == ChatEventType.typingStart })
+            #expect(seen.allSatisfy { $0.actorId == "bob" })
+
+            // A start whose stop never comes (the typist's connection gone) expires.
+            try await carolRoom.startTyping()
+            try await eventually("alice sees carol typing") { aliceRoom.currentlyTypingUsers == ["carol"] }
+            await carol.disconnect()
+            try await eventually("carol's indicator expires without a stop") { aliceRoom.currentlyTypingUsers.isEmpty }
+
+            let dave = try await one.client("dave")
+            #expect(await refusal { try await dave.channelController(for: "typing").startTyping() } == .notChannelMember)
+            // Typing wrote nothing: the channel's log is as it was.
+            let after = try await one.rest("GET", "/v1/streams/channel:typing/events?limit=1000").1.arrayValue ?? []
+            #expect(after.count == before)
+            #expect(!after.contains { $0["type"]?.stringValue?.hasPrefix("typing") == true })
+            for client in [alice, bob, dave] { await client.disconnect() }
+            try await one.shutdown()
+            try await two.shutdown()
+        }
+    }
 }
