@@ -167,10 +167,14 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     public var deletedAt: Date?
     /// Reactions, one per user and type, oldest first.
     public var reactions: [ChatReaction]
+    /// The members the message mentions (Stream's `mentionedUsers`), as they were members
+    /// when it was sent; `nil` when none, and once deleted.
+    public var mentionedUserIds: [String]?
 
     /// Makes a message.
     public init(id: String, channelId: ChannelId, senderId: String, text: String, extraData: [String: RawJSON] = [:],
-                sequence: Int64, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil, reactions: [ChatReaction] = []) {
+                sequence: Int64, createdAt: Date, updatedAt: Date, deletedAt: Date? = nil, reactions: [ChatReaction] = [],
+                mentionedUserIds: [String]? = nil) {
         self.id = id
         self.channelId = channelId
         self.senderId = senderId
@@ -181,6 +185,7 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
         self.updatedAt = updatedAt
         self.deletedAt = deletedAt
         self.reactions = reactions
+        self.mentionedUserIds = mentionedUserIds
     }
 
     /// Whether the message was deleted.

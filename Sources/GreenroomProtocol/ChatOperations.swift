@@ -230,13 +230,19 @@ public struct MessageSendArgs: Codable, Sendable, Hashable {
     /// A key (1–128 characters) that makes a resend return the message stored the first
     /// time instead of storing a second one. The SDK makes one per message.
     public var idempotencyKey: String?
+    /// Members the message mentions (at most ``Limits/maxMentions``, each a member of the
+    /// channel): counted in their unread mentions and pushed to them even where they set
+    /// the channel's pushes to mentions only.
+    public var mentionedUserIds: [String]?
 
     /// Makes the arguments.
-    public init(channelId: ChannelId, text: String, extraData: [String: RawJSON]? = nil, idempotencyKey: String? = nil) {
+    public init(channelId: ChannelId, text: String, extraData: [String: RawJSON]? = nil, idempotencyKey: String? = nil,
+                mentionedUserIds: [String]? = nil) {
         self.channelId = channelId
         self.text = text
         self.extraData = extraData
         self.idempotencyKey = idempotencyKey
+        self.mentionedUserIds = mentionedUserIds
     }
 }
 

@@ -86,16 +86,19 @@ public struct ChannelRead: Codable, Sendable, Hashable {
     /// The messages after the position, not deleted: in the answers and events the member
     /// itself gets; `nil` in other members' reads.
     public var unreadMessages: Int?
+    /// Of those, the ones that mention the member; set with ``unreadMessages``.
+    public var unreadMentions: Int?
 
     /// Makes a read position.
     public init(channelId: ChannelId, userId: String, lastReadSequence: Int64, lastReadMessageId: String? = nil,
-                lastReadAt: Date, unreadMessages: Int? = nil) {
+                lastReadAt: Date, unreadMessages: Int? = nil, unreadMentions: Int? = nil) {
         self.channelId = channelId
         self.userId = userId
         self.lastReadSequence = lastReadSequence
         self.lastReadMessageId = lastReadMessageId
         self.lastReadAt = lastReadAt
         self.unreadMessages = unreadMessages
+        self.unreadMentions = unreadMentions
     }
 }
 
@@ -105,13 +108,16 @@ public struct UnreadCounts: Codable, Sendable, Hashable {
     public var totalUnreadMessages: Int
     /// How many of its channels have unread messages.
     public var unreadChannels: Int
+    /// Unread messages that mention the user, in all its channels.
+    public var totalUnreadMentions: Int
     /// Each joined channel's unread messages (channels with none included, with 0).
     public var channels: [ChannelUnread]
 
     /// Makes the counts.
-    public init(totalUnreadMessages: Int, unreadChannels: Int, channels: [ChannelUnread]) {
+    public init(totalUnreadMessages: Int, unreadChannels: Int, totalUnreadMentions: Int = 0, channels: [ChannelUnread]) {
         self.totalUnreadMessages = totalUnreadMessages
         self.unreadChannels = unreadChannels
+        self.totalUnreadMentions = totalUnreadMentions
         self.channels = channels
     }
 }
@@ -124,11 +130,14 @@ public struct ChannelUnread: Codable, Sendable, Hashable {
     public var unreadMessages: Int
     /// The caller's read position.
     public var lastReadSequence: Int64
+    /// Of the unread messages, those that mention the caller.
+    public var unreadMentions: Int
 
     /// Makes the count.
-    public init(channelId: ChannelId, unreadMessages: Int, lastReadSequence: Int64) {
+    public init(channelId: ChannelId, unreadMessages: Int, lastReadSequence: Int64, unreadMentions: Int = 0) {
         self.channelId = channelId
         self.unreadMessages = unreadMessages
         self.lastReadSequence = lastReadSequence
+        self.unreadMentions = unreadMentions
     }
 }

@@ -89,6 +89,8 @@ public enum PushTriggerOption: String, Codable, Sendable, Hashable {
     case all
     /// None.
     case off
+    /// Only messages that mention the user (Sendbird's `mentionOnly`).
+    case mentionOnly
 }
 
 /// The arguments of `chat.setPushTrigger`.

@@ -18,6 +18,8 @@ public enum Limits {
     public static let maxMessageTextLength = 10_000
     /// The longest reaction type and idempotency key.
     public static let maxKeyLength = 128
+    /// The most members one message may mention.
+    public static let maxMentions = 25
     /// How many members a group channel may have unless the server is set otherwise.
     public static let defaultChannelMemberLimit = 100
 

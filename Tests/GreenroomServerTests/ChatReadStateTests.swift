@@ -103,6 +103,49 @@ struct ChatReadStateTests {
         }
     }
 
+    @Test("mentions: validated against the members, counted in unread mentions until read, gone with the message's deletion and the member's departure", arguments: Backend.allCases)
+    func mentions(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            let harness = try await DomainRuleTests.Harness(storage: storage)
+            let chat = ChatCapability(harness.core).service
+            let id = ChannelId("mentions")
+            _ = try await chat.create(ChannelCreateArgs(id: id, isPublic: true), by: "alice")
+            for user in ["bob", "carol"] { _ = try await chat.join(id, userId: user) }
+            func mentions(_ user: String) async throws -> (channel: Int, total: Int) {
+                let counts = try await chat.unreadCounts(of: user)
+                return (counts.channels.first { $0.channelId == id }?.unreadMentions ?? -1, counts.totalUnreadMentions)
+            }
+
+            let first = try await chat.send(MessageSendArgs(channelId: id, text: "hi @bob @carol", mentionedUserIds: ["bob", "carol", "bob", "alice"]), by: "alice")
+            #expect(first.mentionedUserIds == ["bob", "carol", "alice"], "repeats removed, order kept")
+            _ = try await chat.send(MessageSendArgs(channelId: id, text: "again @bob", mentionedUserIds: ["bob"]), by: "alice")
+            #expect(try await mentions("bob") == (2, 2))
+            #expect(try await mentions("carol") == (1, 1))
+            #expect(try await mentions("alice") == (0, 0), "mentioning oneself counts nothing")
+            #expect(await refusal { _ = try await chat.send(MessageSendArgs(channelId: id, text: "x", mentionedUserIds: ["mallory"]), by: "alice") } == .invalidParameterValue)
+            #expect(await refusal { _ = try await chat.send(MessageSendArgs(channelId: id, text: "x", mentionedUserIds: (0...25).map { "u\($0)" }), by: "alice") } == .invalidParameterValue)
+
+            let deleted = try await chat.deleteMessage(MessageRef(channelId: id, messageId: first.id), by: "alice")
+            #expect(deleted.mentionedUserIds == nil)
+            #expect(try await mentions("bob") == (1, 1))
+            #expect(try await mentions("carol") == (0, 0))
+            let read = try await chat.markRead(MarkReadArgs(channelId: id), by: "bob")
+            #expect(read.unreadMentions == 0 && read.unreadMessages == 0)
+            #expect(try await mentions("bob") == (0, 0))
+
+            _ = try await chat.send(MessageSendArgs(channelId: id, text: "@carol", mentionedUserIds: ["carol"]), by: "bob")
+            #expect(try await mentions("carol") == (1, 1))
+            try await chat.leave(id, userId: "carol")
+            func stored(_ user: String) async throws -> Int {
+                var query = RecordQuery(kind: MentionRecord.recordKind, scope: id.rawValue)
+                query.tags = [user]
+                return try await storage.countRecords(query)
+            }
+            #expect(try await stored("carol") == 0, "a departed member's mentions go")
+            #expect(try await stored("bob") == 1, "a read mention stays with its message")
+        }
+    }
+
     @Test("messages deleted before read positions existed are tagged deleted by the migration", arguments: [Backend.sqlite, .postgres])
     func migrationTagsDeletedMessages(_ backend: Backend) async throws {
         try await withStorage(backend, migrate: false) { storage, _ in

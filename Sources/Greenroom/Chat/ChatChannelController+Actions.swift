@@ -7,9 +7,13 @@ extension ChatChannelController {
     ///
     /// The message carries an idempotency key: when the connection drops before the reply,
     /// the send is retried with the same key, and the server stores one message, not two.
+    /// `mentionedUserIds` (members of the channel, at most 25) count in their unread
+    /// mentions and push them even where they set the channel to mentions only.
     @discardableResult
-    public func sendMessage(text: String, extraData: [String: RawJSON] = [:], idempotencyKey: String = UUID().uuidString) async throws -> ChatMessage {
-        let args = MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey)
+    public func sendMessage(text: String, extraData: [String: RawJSON] = [:], mentionedUserIds: [String] = [],
+                            idempotencyKey: String = UUID().uuidString) async throws -> ChatMessage {
+        let args = MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey,
+                                   mentionedUserIds: mentionedUserIds.isEmpty ? nil : mentionedUserIds)
         var attempt = 1
         while true {
             do {

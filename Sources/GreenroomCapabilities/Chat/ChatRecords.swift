@@ -61,6 +61,23 @@ package struct MessageRecord: StoredRecord {
     package var recordTag: String { message.deletedAt == nil ? Self.liveTag : "deleted" }
 }
 
+/// A mention of a member in a message, in the channel's scope, tagged with the member and
+/// sorted by the message's sequence number: a member's unread mentions are counted over
+/// them as its unread messages are over the messages. Removed with the message's deletion
+/// and the member's departure.
+package struct MentionRecord: StoredRecord {
+    package static let recordKind = "mention"
+    package var channelId: ChannelId
+    package var userId: String
+    package var messageId: String
+    package var sequence: Int64
+
+    package var recordScope: String { channelId.rawValue }
+    package var recordId: String { "\(messageId) \(userId)" }
+    package var recordSort: Int64 { sequence }
+    package var recordTag: String { userId }
+}
+
 /// A member's read position, in its channel's scope, sorted by the position: the members
 /// who have read a message are those from its sequence number up. Kept while the member
 /// belongs to the channel; its unread count is derived (the channel's messages after the

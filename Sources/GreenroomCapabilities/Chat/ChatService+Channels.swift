@@ -165,6 +165,8 @@ extension ChatService {
             for member in members { try await Self.removeMember(transaction, member) }
             try await transaction.deleteRecords(kind: MessageRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: MessageKeyRecord.recordKind, scope: id.rawValue)
+            try await transaction.deleteRecords(kind: MentionRecord.recordKind, scope: id.rawValue)
+            try await transaction.deleteRecords(kind: ReadRecord.recordKind, scope: id.rawValue)
             if let key = record.distinctKey { try await transaction.remove(DistinctChannelRecord.self, id: key) }
             try await transaction.remove(ChannelRecord.self, id: id.rawValue)
             let creator = record.channel.createdBy

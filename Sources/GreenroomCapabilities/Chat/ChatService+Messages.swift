@@ -12,9 +12,11 @@ extension ChatService {
             throw GreenroomError(.invalidParameterValue, "idempotencyKey must be 1–\(Limits.maxKeyLength) characters")
         }
         let id = args.channelId
+        let mentions = try Self.checkMentions(args.mentionedUserIds)
         let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
         var reads = [RecordKey(kind: ChannelRecord.recordKind, id: id.rawValue),
                      RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender)]
+        reads += mentions.map { RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: $0) }
         if let keyId { reads.append(RecordKey(kind: MessageKeyRecord.recordKind, scope: id.rawValue, id: keyId)) }
         return try await events.transact(prefetch: reads, streams: [id.stream]) { transaction in
             var record = try await Self.channel(transaction, id)
@@ -26,10 +28,19 @@ extension ChatService {
                let stored = try await transaction.load(MessageRecord.self, scope: id.rawValue, id: earlier.messageId) {
                 return stored.message
             }
+            for userId in mentions {
+                guard try await transaction.load(MemberRecord.self, scope: id.rawValue, id: userId)?.member.state == .joined else {
+                    throw GreenroomError(.invalidParameterValue, "mentionedUserIds: \(userId) is not a member of channel \(id)")
+                }
+            }
             let now = Date.wireNow
             record.messageSeq += 1
             let message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
-                                      extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now)
+                                      extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now,
+                                      mentionedUserIds: mentions.isEmpty ? nil : mentions)
+            for userId in mentions where userId != sender {
+                try await transaction.save(MentionRecord(channelId: id, userId: userId, messageId: message.id, sequence: message.sequence))
+            }
             record.channel.lastMessageAt = now
             try await transaction.save(record)
             try await transaction.save(MessageRecord(message: message))
@@ -93,6 +104,7 @@ extension ChatService {
     package func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
             try await Self.redact(deleted, in: transaction)
+            try await Self.removeMentions(in: deleted.channelId, sequences: [deleted.sequence], transaction)
         }) { message, member in
             guard userId == nil || message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
@@ -163,6 +175,21 @@ extension ChatService {
         message.text = ""
         message.extraData = [:]
         message.reactions = []
+        message.mentionedUserIds = nil
+    }
+
+    /// The mentioned user ids without repeats, in their order. - Throws:
+    /// `invalidParameterValue` past ``Limits/maxMentions`` or for an empty id.
+    package static func checkMentions(_ ids: [String]?) throws -> [String] {
+        var seen = Set<String>()
+        let unique = (ids ?? []).filter { seen.insert($0).inserted }
+        guard unique.count <= Limits.maxMentions else {
+            throw GreenroomError(.invalidParameterValue, "a message may mention at most \(Limits.maxMentions) members")
+        }
+        guard unique.allSatisfy({ (1...Limits.maxKeyLength).contains($0.count) }) else {
+            throw GreenroomError(.invalidParameterValue, "mentionedUserIds holds an empty or overlong id")
+        }
+        return unique
     }
 
     /// Empties `deleted`'s copies in the stored events of its channel: each event's

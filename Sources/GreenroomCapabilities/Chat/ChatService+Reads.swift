@@ -16,6 +16,49 @@ extension ChatService {
         return try await reader.countRecords(query)
     }
 
+    /// A member's unread messages that mention it: its mentions after `position` (a
+    /// deleted message's are removed with it).
+    package static func unreadMentions(_ reader: any RecordReading, _ channel: ChannelId, _ userId: String, after position: Int64) async throws -> Int {
+        var query = RecordQuery(kind: MentionRecord.recordKind, scope: channel.rawValue)
+        query.tags = [userId]
+        query.sortAbove = position
+        return try await reader.countRecords(query)
+    }
+
+    /// Sets a read's own counts: its unread messages and mentions.
+    private static func counted(_ read: ChannelRead, _ reader: any RecordReading) async throws -> ChannelRead {
+        var read = read
+        read.unreadMessages = try await unreadCount(reader, read.channelId, after: read.lastReadSequence)
+        read.unreadMentions = try await unreadMentions(reader, read.channelId, read.userId, after: read.lastReadSequence)
+        return read
+    }
+
+    /// Removes the mention records of the messages of `channel` with sequence numbers
+    /// `sequences` (deleted messages).
+    package static func removeMentions(in channel: ChannelId, sequences: [Int64], _ transaction: any StorageTransaction) async throws {
+        for sequence in sequences {
+            var query = RecordQuery(kind: MentionRecord.recordKind, scope: channel.rawValue, limit: Limits.maxMentions + 1)
+            query.sortAbove = sequence - 1
+            query.sortBelow = sequence + 1
+            for record in try await transaction.records(query) {
+                _ = try await transaction.deleteRecord(kind: MentionRecord.recordKind, scope: channel.rawValue, id: record.id)
+            }
+        }
+    }
+
+    /// Removes a departing member's mention records in a channel.
+    package static func removeMentions(of userId: String, in channel: ChannelId, _ transaction: any StorageTransaction) async throws {
+        var query = RecordQuery(kind: MentionRecord.recordKind, scope: channel.rawValue, limit: 1_000)
+        query.tags = [userId]
+        while true {
+            let page = try await transaction.records(query)
+            for record in page {
+                _ = try await transaction.deleteRecord(kind: MentionRecord.recordKind, scope: channel.rawValue, id: record.id)
+            }
+            guard page.count == query.limit else { return }
+        }
+    }
+
     /// A member's read position; none stored (a membership older than read positions)
     /// reads as nothing read.
     package static func readPosition(_ reader: any RecordReading, _ channel: ChannelId, _ userId: String) async throws -> ChannelRead {
@@ -61,13 +104,12 @@ extension ChatService {
             }
             var read = try await Self.readPosition(transaction, id, userId)
             guard target.sequence > read.lastReadSequence else {
-                read.unreadMessages = try await Self.unreadCount(transaction, id, after: read.lastReadSequence)
-                return read
+                return try await Self.counted(read, transaction)
             }
             read = ChannelRead(channelId: id, userId: userId, lastReadSequence: target.sequence, lastReadMessageId: target.messageId,
                                lastReadAt: Date.wireNow)
             try await transaction.save(ReadRecord(read: read))
-            read.unreadMessages = try await Self.unreadCount(transaction, id, after: read.lastReadSequence)
+            read = try await Self.counted(read, transaction)
             try await Self.announce(read, receipt: true, in: transaction)
             return read
         }
@@ -85,7 +127,7 @@ extension ChatService {
             var read = ChannelRead(channelId: id, userId: userId, lastReadSequence: first.sequence - 1,
                                    lastReadMessageId: before?.id, lastReadAt: Date.wireNow)
             try await transaction.save(ReadRecord(read: read))
-            read.unreadMessages = try await Self.unreadCount(transaction, id, after: read.lastReadSequence)
+            read = try await Self.counted(read, transaction)
             try await Self.announce(read, receipt: false, in: transaction)
             return read
         }
@@ -98,6 +140,7 @@ extension ChatService {
         if receipt {
             var seen = read
             seen.unreadMessages = nil
+            seen.unreadMentions = nil
             appends.append(try event(ChatEventType.messageRead, on: read.channelId.stream,
                                      ChatEvent(type: "", channelId: read.channelId, actorId: read.userId, read: seen)))
         }
@@ -118,7 +161,7 @@ extension ChatService {
         let (page, next) = try await storage.page(ReadRecord.self, query, limit: limit)
         var items = page.map(\.read)
         if let mine = items.firstIndex(where: { $0.userId == reader }) {
-            items[mine].unreadMessages = try await Self.unreadCount(storage, args.channelId, after: items[mine].lastReadSequence)
+            items[mine] = try await Self.counted(items[mine], storage)
         }
         return Page(items: items, next: next)
     }
@@ -127,18 +170,26 @@ extension ChatService {
     /// ``unreadChannelsLimit`` channels, most recently active first), their total, and
     /// how many channels have any.
     package func unreadCounts(of userId: String) async throws -> UnreadCounts {
-        var query = RecordQuery(kind: ChannelRecord.recordKind, limit: Self.unreadChannelsLimit)
+        try await Self.unreadCounts(of: userId, in: storage)
+    }
+
+    /// ``unreadCounts(of:)`` read from `reader` (the push badge reads it too).
+    package static func unreadCounts(of userId: String, in storage: any RecordReading) async throws -> UnreadCounts {
+        var query = RecordQuery(kind: ChannelRecord.recordKind, limit: unreadChannelsLimit)
         query.via = (MembershipRecord.recordKind, userId, [ChatMemberState.joined.rawValue])
         query.descending = true
         let channels = try await storage.list(ChannelRecord.self, query)
         var counts: [ChannelUnread] = []
         for channel in channels {
             let id = channel.channel.id
-            let read = try await Self.readPosition(storage, id, userId)
-            let unread = read.lastReadSequence >= channel.messageSeq ? 0 : try await Self.unreadCount(storage, id, after: read.lastReadSequence)
-            counts.append(ChannelUnread(channelId: id, unreadMessages: unread, lastReadSequence: read.lastReadSequence))
+            let read = try await readPosition(storage, id, userId)
+            let caughtUp = read.lastReadSequence >= channel.messageSeq
+            let unread = caughtUp ? 0 : try await unreadCount(storage, id, after: read.lastReadSequence)
+            let mentions = unread == 0 ? 0 : try await unreadMentions(storage, id, userId, after: read.lastReadSequence)
+            counts.append(ChannelUnread(channelId: id, unreadMessages: unread, lastReadSequence: read.lastReadSequence, unreadMentions: mentions))
         }
         return UnreadCounts(totalUnreadMessages: counts.reduce(0) { $0 + $1.unreadMessages },
-                            unreadChannels: counts.count { $0.unreadMessages > 0 }, channels: counts)
+                            unreadChannels: counts.count { $0.unreadMessages > 0 },
+                            totalUnreadMentions: counts.reduce(0) { $0 + $1.unreadMentions }, channels: counts)
     }
 }

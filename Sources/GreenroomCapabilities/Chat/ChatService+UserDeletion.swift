@@ -59,6 +59,7 @@ extension ChatService {
             }
             guard !deleted.isEmpty else { continue }
             try await redact(deleted, in: channel, containing: "\"\(userId)\"", transaction)
+            try await removeMentions(in: channel, sequences: deleted.values.map(\.sequence), transaction)
             _ = try await transaction.append(announcements)
         }
     }

@@ -56,17 +56,24 @@ package struct PushCapability: Capability {
                       member.member.state == .joined else {
                     throw GreenroomError(.notChannelMember, "\(userId) has not joined \(args.channelId.rawValue)")
                 }
-                if args.option == .off {
-                    try await transaction.save(PushMuteRecord(userId: userId, channelId: args.channelId.rawValue))
-                } else {
+                switch args.option {
+                case .off, .mentionOnly:
+                    try await transaction.save(PushMuteRecord(userId: userId, channelId: args.channelId.rawValue,
+                                                              mentionsOnly: args.option == .mentionOnly ? true : nil))
+                case .all:
                     try await transaction.remove(PushMuteRecord.self, scope: userId, id: args.channelId.rawValue)
                 }
             }
             return EmptyResult()
         }
         router.on(PushOperation.getTrigger) { (caller, args: ChannelRef) -> PushTriggerArgs in
-            let muted = try await storage.load(PushMuteRecord.self, scope: caller.identity.userId, id: args.channelId.rawValue) != nil
-            return PushTriggerArgs(channelId: args.channelId, option: muted ? .off : .all)
+            let mute = try await storage.load(PushMuteRecord.self, scope: caller.identity.userId, id: args.channelId.rawValue)
+            let option: PushTriggerOption = switch mute?.mentionsOnly {
+            case nil where mute == nil: .all
+            case true?: .mentionOnly
+            default: .off
+            }
+            return PushTriggerArgs(channelId: args.channelId, option: option)
         }
     }
 

@@ -17,11 +17,14 @@ package struct PushTemplateRecord: StoredRecord {
     package var recordId: String { Self.onlyId }
 }
 
-/// A member who turned pushes off for a channel, in the user's scope.
+/// A member who turned pushes off for a channel, or down to the messages that mention it,
+/// in the user's scope.
 package struct PushMuteRecord: StoredRecord {
     package static let recordKind = "push-mute"
     package var userId: String
     package var channelId: String
+    /// `true`: the messages that mention the member still push.
+    package var mentionsOnly: Bool?
 
     package var recordScope: String { userId }
     package var recordId: String { channelId }
@@ -33,7 +36,8 @@ extension PushSender {
 
     /// Replaces a message's (or an invitation's) push with one job per device of each user who
     /// should get it: members of the channel but the sender, not connected on any node, who
-    /// did not turn pushes off for the channel.
+    /// did not turn pushes off for the channel (a member who set it to mentions only gets the
+    /// messages that mention it). Each push's badge is its user's unread messages.
     package func fanOut(_ job: OutboxJobRecord) async throws {
         let event = job.event
         let channelId = event.data["channelId"]?.stringValue ?? ""
@@ -45,6 +49,7 @@ extension PushSender {
         ]
         var recipients: [String]
         var data = ["type": event.type, "channelId": channelId]
+        let mentioned = Set(event.data["message"]?["mentionedUserIds"]?.arrayValue?.compactMap(\.stringValue) ?? [])
         if event.type == ChatEventType.channelInvited {
             recipients = [StreamKind.user.id(in: event.stream) ?? ""].filter { !$0.isEmpty }
             values["channel.name"] = event.data["channel"]?["name"]?.stringValue ?? ""
@@ -62,12 +67,16 @@ extension PushSender {
         var jobs: [OutboxJobRecord] = []
         for userId in recipients {
             if event.type != ChatEventType.channelInvited,
-               try await storage.load(PushMuteRecord.self, scope: userId, id: channelId) != nil { continue }
+               let mute = try await storage.load(PushMuteRecord.self, scope: userId, id: channelId),
+               mute.mentionsOnly != true || !mentioned.contains(userId) { continue }
             guard try await storage.presenceCount(stream: Self.onlineStream(userId), clientIdPrefix: "") == 0 else { continue }
             let devices = try await storage.list(DeviceRecord.self, RecordQuery(kind: DeviceRecord.recordKind, scope: userId))
+            guard !devices.isEmpty else { continue }
+            let badge = try await ChatService.unreadCounts(of: userId, in: storage).totalUnreadMessages
             for device in devices {
                 let message = PushMessage(userId: userId, title: title, body: body, threadId: channelId,
-                                          collapseId: String((data["messageId"] ?? "invite-\(channelId)").prefix(64)), data: data)
+                                          collapseId: String((data["messageId"] ?? "invite-\(channelId)").prefix(64)), data: data,
+                                          badge: badge)
                 jobs.append(OutboxJobRecord(destinationId: Self.destinationId, event: event, ownLane: device.device.id,
                                             payload: try RawJSON(encoding: message), dueAt: Date()))
             }

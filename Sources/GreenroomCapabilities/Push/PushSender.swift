@@ -17,6 +17,8 @@ package struct PushMessage: Codable, Sendable, Hashable {
     package var collapseId: String
     /// The ids the app needs to open the right screen.
     package var data: [String: String]
+    /// The app icon's badge: the user's unread messages in all its channels.
+    package var badge: Int?
 }
 
 /// APNs as a destination of the outbox: a message's push (queued in the transaction that
@@ -116,12 +118,12 @@ package final class PushSender: OutboxDestination, OutboxDestinations, Sendable 
         }
     }
 
-    /// The JSON APNs gets for a message: the alert in `aps`, the app's ids beside it.
+    /// The JSON APNs gets for a message: the alert and the badge in `aps`, the app's ids beside it.
     package static func payload(_ message: PushMessage) throws -> Data {
-        var root: [String: RawJSON] = [
-            "aps": ["alert": ["title": .string(message.title), "body": .string(message.body)],
-                    "thread-id": .string(message.threadId), "sound": "default"],
-        ]
+        var aps: [String: RawJSON] = ["alert": ["title": .string(message.title), "body": .string(message.body)],
+                                      "thread-id": .string(message.threadId), "sound": "default"]
+        if let badge = message.badge { aps["badge"] = .number(Double(badge)) }
+        var root: [String: RawJSON] = ["aps": .dictionary(aps)]
         for (key, value) in message.data { root[key] = .string(value) }
         return try RawJSON.dictionary(root).jsonData()
     }
