@@ -170,6 +170,10 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     /// The members the message mentions (Stream's `mentionedUsers`), as they were members
     /// when it was sent; `nil` when none, and once deleted.
     public var mentionedUserIds: [String]?
+    /// When an operator pinned it; `nil` when not pinned.
+    public var pinnedAt: Date?
+    /// The operator who pinned it.
+    public var pinnedBy: String?
 
     /// Makes a message.
     public init(id: String, channelId: ChannelId, senderId: String, text: String, extraData: [String: RawJSON] = [:],

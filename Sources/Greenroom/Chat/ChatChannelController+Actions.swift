@@ -102,6 +102,25 @@ extension ChatChannelController {
         try await stored(client.send(ChatOperation.removeReaction, args: ReactionArgs(channelId: channelId, messageId: messageId, type: type)))
     }
 
+    /// Pins a message (operators only; at most 100 pinned at once): it carries `pinnedAt`
+    /// and `pinnedBy`, and every member sees it updated.
+    @discardableResult
+    public func pinMessage(messageId: String) async throws -> ChatMessage {
+        try await stored(client.send(ChatOperation.pinMessage, args: MessageRef(channelId: channelId, messageId: messageId)))
+    }
+
+    /// Unpins a message (operators only).
+    @discardableResult
+    public func unpinMessage(messageId: String) async throws -> ChatMessage {
+        try await stored(client.send(ChatOperation.unpinMessage, args: MessageRef(channelId: channelId, messageId: messageId)))
+    }
+
+    /// A page of the channel's pinned messages, the latest pinned first (Stream's
+    /// `channel.pinnedMessages`).
+    public func loadPinnedMessages(limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChatMessage> {
+        try await client.send(ChatOperation.pinnedMessages, args: PinnedMessagesArgs(channelId: channelId, limit: limit, cursor: cursor))
+    }
+
     private func stored(_ message: ChatMessage) -> ChatMessage {
         merge([message])
         return message

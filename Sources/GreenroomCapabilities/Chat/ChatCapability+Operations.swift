@@ -108,6 +108,15 @@ extension ChatCapability {
         router.on(ChatOperation.addReaction) { (caller, args: ReactionArgs) -> ChatMessage in
             try await chat.addReaction(args, by: caller.identity.userId)
         }
+        router.on(ChatOperation.pinMessage) { (caller, args: MessageRef) -> ChatMessage in
+            try await chat.setPinned(args, true, by: caller.userId)
+        }
+        router.on(ChatOperation.unpinMessage) { (caller, args: MessageRef) -> ChatMessage in
+            try await chat.setPinned(args, false, by: caller.userId)
+        }
+        router.on(ChatOperation.pinnedMessages) { (caller, args: PinnedMessagesArgs) -> Page<ChatMessage> in
+            try await chat.pinnedMessages(args, by: caller.userId)
+        }
         router.on(ChatOperation.removeReaction) { (caller, args: ReactionArgs) -> ChatMessage in
             try await chat.removeReaction(args, by: caller.identity.userId)
         }

@@ -78,6 +78,18 @@ package struct MentionRecord: StoredRecord {
     package var recordTag: String { userId }
 }
 
+/// A pinned message, in its channel's scope, sorted by when it was pinned.
+package struct PinRecord: StoredRecord {
+    package static let recordKind = "pin"
+    package var channelId: ChannelId
+    package var messageId: String
+    package var pinnedAt: Date
+
+    package var recordScope: String { channelId.rawValue }
+    package var recordId: String { messageId }
+    package var recordSort: Int64 { Paging.millis(pinnedAt) }
+}
+
 /// A member's read position, in its channel's scope, sorted by the position: the members
 /// who have read a message are those from its sequence number up. Kept while the member
 /// belongs to the channel; its unread count is derived (the channel's messages after the

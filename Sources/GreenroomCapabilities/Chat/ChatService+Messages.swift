@@ -105,6 +105,7 @@ extension ChatService {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
             try await Self.redact(deleted, in: transaction)
             try await Self.removeMentions(in: deleted.channelId, sequences: [deleted.sequence], transaction)
+            try await transaction.remove(PinRecord.self, scope: deleted.channelId.rawValue, id: deleted.id)
         }) { message, member in
             guard userId == nil || message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
@@ -144,7 +145,7 @@ extension ChatService {
     /// joined (the app's backend, `userId` `nil`, need not, and `body` gets no member);
     /// `body` checks the caller's right, changes the message and returns the reaction the
     /// event is about, if any. An unchanged message writes no event.
-    private func mutateMessage(
+    func mutateMessage(
         _ ref: MessageRef, by userId: String?, event type: String, allowDeleted: Bool = false,
         then: (@Sendable (any StorageTransaction, ChatMessage) async throws -> Void)? = nil,
         _ body: @escaping @Sendable (inout ChatMessage, ChatChannelMember?) throws -> ChatReaction?
@@ -176,6 +177,8 @@ extension ChatService {
         message.extraData = [:]
         message.reactions = []
         message.mentionedUserIds = nil
+        message.pinnedAt = nil
+        message.pinnedBy = nil
     }
 
     /// The mentioned user ids without repeats, in their order. - Throws:

@@ -60,6 +60,7 @@ extension ChatService {
             guard !deleted.isEmpty else { continue }
             try await redact(deleted, in: channel, containing: "\"\(userId)\"", transaction)
             try await removeMentions(in: channel, sequences: deleted.values.map(\.sequence), transaction)
+            for id in deleted.keys { try await transaction.remove(PinRecord.self, scope: channel.rawValue, id: id) }
             _ = try await transaction.append(announcements)
         }
     }

@@ -19,7 +19,7 @@ package enum OperationClass: String, CaseIterable, Sendable {
 
     /// The last parts of the names of operations that only read.
     private static let readingVerbs: Set<Substring> = [
-        "get", "list", "me", "members", "messages", "feeds", "invitationPreference", "getPushTrigger", "unsubscribe", "reads", "unreadCounts",
+        "get", "list", "me", "members", "messages", "feeds", "invitationPreference", "getPushTrigger", "unsubscribe", "reads", "unreadCounts", "pinnedMessages",
     ]
 
     /// The class of a WebSocket operation.
