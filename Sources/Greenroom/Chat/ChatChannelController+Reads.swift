@@ -24,56 +24,56 @@ extension ChatChannelController {
     /// see a `message.read` event, the reader's other devices the new unread count.
     @discardableResult
     public func markRead() async throws -> ChannelRead {
-        try await took(client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId)))
+        await took(try await client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId)))
     }
 
     /// Marks the channel read up to `messageId`; a position already past it stays.
     @discardableResult
     public func markRead(upTo messageId: String) async throws -> ChannelRead {
-        try await took(client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId, messageId: messageId)))
+        await took(try await client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId, messageId: messageId)))
     }
 
     /// The completion-handler form of ``markRead()``, as the chat SDK's controller has it.
     public func markRead(completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        complete(completion.map { done in { result in done(result.failureValue) } }) { _ = try await self.markRead() }
+        complete(completion) { _ = try await self.markRead() }
     }
 
     /// Makes `messageId` and every message after it unread for the reader.
     @discardableResult
     public func markUnread(from messageId: String) async throws -> ChannelRead {
-        try await took(client.send(ChatOperation.markUnread, args: MarkUnreadArgs(channelId: channelId, messageId: messageId)))
+        await took(try await client.send(ChatOperation.markUnread, args: MarkUnreadArgs(channelId: channelId, messageId: messageId)))
     }
 
     /// The completion-handler form of ``markUnread(from:)``.
     public func markUnread(from messageId: String, completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        complete(completion.map { done in { result in done(result.failureValue) } }) { _ = try await self.markUnread(from: messageId) }
+        complete(completion) { _ = try await self.markUnread(from: messageId) }
     }
 
     /// Loads a page of the members' read positions (members only) into ``reads``.
     @discardableResult
     public func loadReads(limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChannelRead> {
         let page: Page<ChannelRead> = try await client.send(ChatOperation.reads, args: ChannelReadsArgs(channelId: channelId, limit: limit, cursor: cursor))
-        for read in page.items { _ = take(read) }
+        for read in page.items { take(read) }
         return page
     }
 
     /// Keeps a read position; the reader's own sets ``unreadCount`` when it carries one.
-    private func take(_ read: ChannelRead) -> ChannelRead {
+    private func take(_ read: ChannelRead) {
         let me = client.currentUserId
         state.withLock { state in
             if let known = state.reads[read.userId], known.lastReadAt > read.lastReadAt { return }
             state.reads[read.userId] = read
             if read.userId == me, let unread = read.unreadMessages { state.unreadCount = unread }
         }
-        return read
     }
 
-    private func took(_ read: ChannelRead) async throws -> ChannelRead {
-        let kept = take(read)
+    /// Keeps the reader's own read from an answer and tells the delegate.
+    private func took(_ read: ChannelRead) async -> ChannelRead {
+        take(read)
         if let delegate = self.delegate, let channel = self.channel {
             await MainActor.run { delegate.channelController(self, didUpdateChannel: channel) }
         }
-        return kept
+        return read
     }
 
     /// The reader's own message, stored: the server read the channel up to it.

@@ -29,7 +29,7 @@ extension ChatChannelController {
 
     /// The completion-handler form of ``keystroke()``.
     public func sendKeystrokeEvent(completion: (@MainActor @Sendable ((any Error)?) -> Void)? = nil) {
-        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.keystroke() }
+        complete(completion) { try await self.keystroke() }
     }
 
     /// Tells the channel the reader started typing (Stream's `sendStartTypingEvent`); it

@@ -138,7 +138,7 @@ public final class ChatChannelController: Sendable {
 
     /// The completion-handler form of ``synchronize(messageLimit:)``.
     public func synchronize(_ completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.synchronize() }
+        complete(completion) { try await self.synchronize() }
     }
 
     /// Stops following the channel's events.

@@ -16,6 +16,13 @@ func complete<Value: Sendable>(_ completion: ChatCompletion<Value>?, _ body: @es
     }
 }
 
+/// Runs `body` and hands its error, or `nil`, to `completion` on the main actor: the
+/// completion-handler form of a call that returns nothing.
+func complete(_ completion: (@MainActor @Sendable ((any Error)?) -> Void)?, _ body: @escaping @Sendable () async throws -> Void) {
+    let outcome: ChatCompletion<Void>? = completion.map { done in { @MainActor result in done(result.failureValue) } }
+    complete(outcome, body)
+}
+
 extension GreenroomClient {
     /// Creates a group channel; the caller becomes its first operator.
     ///

@@ -25,7 +25,7 @@ extension CurrentUserController {
 
     /// The completion-handler form of ``addDevice(_:)``; `completion` runs on the main actor.
     public func addDevice(_ device: PushDevice, completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.addDevice(device) }
+        complete(completion) { try await self.addDevice(device) }
     }
 
     /// Unregisters one of the connected user's devices by its id (the token in hexadecimal).
@@ -35,7 +35,7 @@ extension CurrentUserController {
 
     /// The completion-handler form of ``removeDevice(id:)``; `completion` runs on the main actor.
     public func removeDevice(id: String, completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
-        complete(completion.map { done in { result in done(result.failureValue) } }) { try await self.removeDevice(id: id) }
+        complete(completion) { try await self.removeDevice(id: id) }
     }
 
     /// The connected user's registered devices, oldest first.

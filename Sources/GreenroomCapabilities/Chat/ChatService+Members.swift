@@ -66,6 +66,10 @@ extension ChatService {
         try await removeMember(transaction, member)
         let type: String
         if member.state == .joined {
+            // Its read position and mentions go with it (a deleted channel removes all of
+            // them at once instead).
+            try await transaction.remove(ReadRecord.self, scope: id.rawValue, id: member.userId)
+            try await removeMentions(of: member.userId, in: id, transaction)
             var record = record
             record.channel.memberCount -= 1
             try await transaction.save(record)

@@ -29,7 +29,7 @@ extension ChatService {
                 return stored.message
             }
             for userId in mentions {
-                guard try await transaction.load(MemberRecord.self, scope: id.rawValue, id: userId)?.member.state == .joined else {
+                guard try await Self.member(transaction, id, userId)?.state == .joined else {
                     throw GreenroomError(.invalidParameterValue, "mentionedUserIds: \(userId) is not a member of channel \(id)")
                 }
             }

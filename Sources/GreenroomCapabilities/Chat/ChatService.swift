@@ -63,8 +63,6 @@ package struct ChatService: Sendable {
     package static func removeMember(_ transaction: any StorageTransaction, _ member: ChatChannelMember) async throws {
         try await transaction.remove(MemberRecord.self, scope: member.channelId.rawValue, id: member.userId)
         try await transaction.remove(MembershipRecord.self, scope: member.userId, id: member.channelId.rawValue)
-        try await transaction.remove(ReadRecord.self, scope: member.channelId.rawValue, id: member.userId)
-        try await removeMentions(of: member.userId, in: member.channelId, transaction)
     }
 
     /// Whether a user accepts invitations without asking (the default).

@@ -68,11 +68,7 @@ package struct PushCapability: Capability {
         }
         router.on(PushOperation.getTrigger) { (caller, args: ChannelRef) -> PushTriggerArgs in
             let mute = try await storage.load(PushMuteRecord.self, scope: caller.identity.userId, id: args.channelId.rawValue)
-            let option: PushTriggerOption = switch mute?.mentionsOnly {
-            case nil where mute == nil: .all
-            case true?: .mentionOnly
-            default: .off
-            }
+            let option: PushTriggerOption = mute == nil ? .all : mute?.mentionsOnly == true ? .mentionOnly : .off
             return PushTriggerArgs(channelId: args.channelId, option: option)
         }
     }

@@ -140,11 +140,7 @@ final class ClientConnection: Sendable {
                 return enqueue(frame, into: &state)
             }
         }
-        switch action {
-        case .drain: return true
-        case .none: return false
-        case .close: perform(action); return false
-        }
+        return drainNeeded(after: action)
     }
 
     /// Delivers a signal of `stream` (its frame): queued when the subscription is live,
@@ -155,6 +151,12 @@ final class ClientConnection: Sendable {
             guard case .live = state.subscriptions[stream] else { return .none }
             return enqueue(frame, into: &state)
         }
+        return drainNeeded(after: action)
+    }
+
+    /// Whether a delivery's action leaves the connection needing a drain; a close it asks
+    /// for is sent now.
+    private func drainNeeded(after action: Action) -> Bool {
         switch action {
         case .drain: return true
         case .none: return false
