@@ -174,6 +174,21 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     public var pinnedAt: Date?
     /// The operator who pinned it.
     public var pinnedBy: String?
+    /// The message it quotes (Sendbird's `parentMessageId`, Stream's `quotedMessageId`).
+    public var parentMessageId: String?
+    /// What it shows of the message it quotes.
+    public var quotedMessage: QuotedMessage?
+    /// The thread it is a reply in: its parent message. A reply is listed by
+    /// `message.replies`, not `message.list`, and is not counted in the channel's unread
+    /// messages but in the thread's unread replies.
+    public var threadParentId: String?
+    /// On a thread's parent: its replies that are not deleted; `nil` before the first.
+    public var replyCount: Int?
+    /// On a thread's parent: when the newest reply that is not deleted was sent.
+    public var lastReplyAt: Date?
+    /// On a thread's parent: the latest repliers, the latest first (at most
+    /// ``Limits/maxLatestRepliers``).
+    public var latestReplierIds: [String]?
 
     /// Makes a message.
     public init(id: String, channelId: ChannelId, senderId: String, text: String, extraData: [String: RawJSON] = [:],
@@ -195,6 +210,9 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     /// Whether the message was deleted.
     public var isDeleted: Bool { deletedAt != nil }
 
+    /// Whether the message is a reply in a thread.
+    public var isThreadReply: Bool { threadParentId != nil }
+
     /// How many reactions of each type the message has.
     public var reactionCounts: [String: Int] {
         reactions.reduce(into: [:]) { counts, reaction in counts[reaction.type, default: 0] += 1 }
@@ -206,7 +224,7 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
 ///
 /// | type | on | fields |
 /// | --- | --- | --- |
-/// | `message.new`, `message.updated`, `message.deleted` | channel | message |
+/// | `message.new`, `message.updated`, `message.deleted` | channel | message (and thread, for a reply) |
 /// | `reaction.new`, `reaction.deleted` | channel | message, reaction |
 /// | `member.joined`, `member.left`, `member.invited`, `invitation.declined` | channel | member |
 /// | `operators.added`, `operators.removed` | channel | userIds |
@@ -232,11 +250,14 @@ public struct ChatEvent: Codable, Sendable, Hashable {
     public var actorId: String?
     /// The member's read position, for `message.read` and `notification.readChanged`.
     public var read: ChannelRead?
+    /// The thread's counts after the change, for a reply's `message.new` and
+    /// `message.deleted`, and `notification.threadReadChanged`.
+    public var thread: ChatThread?
 
     /// Makes an event.
     public init(type: String, channelId: ChannelId, channel: ChatChannel? = nil, message: ChatMessage? = nil,
                 reaction: ChatReaction? = nil, member: ChatChannelMember? = nil, userIds: [String]? = nil, actorId: String? = nil,
-                read: ChannelRead? = nil) {
+                read: ChannelRead? = nil, thread: ChatThread? = nil) {
         self.type = type
         self.channelId = channelId
         self.channel = channel
@@ -246,6 +267,7 @@ public struct ChatEvent: Codable, Sendable, Hashable {
         self.userIds = userIds
         self.actorId = actorId
         self.read = read
+        self.thread = thread
     }
 
     /// Reads a chat event from a stream event; `nil` when it is not one.

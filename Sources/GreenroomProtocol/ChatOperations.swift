@@ -44,7 +44,8 @@ public enum ChatOperation {
     public static let partialUpdateMessage = WireOperation<MessagePartialUpdateArgs, ChatMessage>("message.partialUpdate")
     /// ``MessageRef`` → ``ChatMessage``: the sender or an operator.
     public static let deleteMessage = WireOperation<MessageRef, ChatMessage>("message.delete")
-    /// ``MessageListArgs`` → ``Page`` of ``ChatMessage``: members only; oldest first.
+    /// ``MessageListArgs`` → ``Page`` of ``ChatMessage``: members only; oldest first; thread
+    /// replies are listed by `message.replies` instead.
     public static let listMessages = WireOperation<MessageListArgs, Page<ChatMessage>>("message.list")
     /// ``ReactionArgs`` → ``ChatMessage``: members only; one reaction per user and type.
     public static let addReaction = WireOperation<ReactionArgs, ChatMessage>("reaction.add")
@@ -234,15 +235,22 @@ public struct MessageSendArgs: Codable, Sendable, Hashable {
     /// channel): counted in their unread mentions and pushed to them even where they set
     /// the channel's pushes to mentions only.
     public var mentionedUserIds: [String]?
+    /// A message of the channel to quote (not deleted); the message carries its summary.
+    public var parentMessageId: String?
+    /// A message of the channel to reply to in its thread (not deleted, and not a reply
+    /// itself).
+    public var threadParentId: String?
 
     /// Makes the arguments.
     public init(channelId: ChannelId, text: String, extraData: [String: RawJSON]? = nil, idempotencyKey: String? = nil,
-                mentionedUserIds: [String]? = nil) {
+                mentionedUserIds: [String]? = nil, parentMessageId: String? = nil, threadParentId: String? = nil) {
         self.channelId = channelId
         self.text = text
         self.extraData = extraData
         self.idempotencyKey = idempotencyKey
         self.mentionedUserIds = mentionedUserIds
+        self.parentMessageId = parentMessageId
+        self.threadParentId = threadParentId
     }
 }
 

@@ -14,7 +14,7 @@ struct ChatReadStateTests {
         let position = try await chat.reads(ChannelReadsArgs(channelId: channel), by: userId).items.first { $0.userId == userId }?.lastReadSequence ?? 0
         var live: [String: Int64] = [:]
         for event in try await harness.stored(channel.stream) {
-            guard let chatEvent = ChatEvent(event), let message = chatEvent.message else { continue }
+            guard let chatEvent = ChatEvent(event), let message = chatEvent.message, !message.isThreadReply else { continue }
             if event.type == ChatEventType.messageNew { live[message.id] = message.sequence }
             if event.type == ChatEventType.messageDeleted { live[message.id] = nil }
         }

@@ -101,3 +101,72 @@ extension MultiNodeTests {
         }
     }
 }
+
+extension MultiNodeTests {
+    @Test("threads and quotes on two nodes through the SDK: replies on node 2 reach the thread and its parent's counts on node 1, not the channel's unread count; thread reads and deletes follow; a quote follows its message's edit and deletion")
+    func threadsAcrossNodes() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let two = try await node(url, directory)
+            let alice = try await one.client("alice")
+            let bob = try await two.client("bob")
+            let carol = try await two.client("carol")
+            _ = try await alice.createChannel(id: "threads", name: "Threads", members: ["bob", "carol"])
+            let aliceRoom = alice.channelController(for: "threads")
+            let bobRoom = bob.channelController(for: "threads")
+            let carolRoom = carol.channelController(for: "threads")
+            for room in [aliceRoom, bobRoom, carolRoom] { try await room.synchronize() }
+
+            let parent = try await aliceRoom.sendMessage(text: "where shall we meet?")
+            try await eventually("carol has the parent unread") { carolRoom.unreadCount == 1 }
+            let first = try await bobRoom.sendReply(to: parent.id, text: "the station")
+            let second = try await bobRoom.sendReply(to: parent.id, text: "at noon")
+            try await eventually("alice, on the other node, has both replies in the thread") {
+                aliceRoom.replies(of: parent.id).map(\.id) == [first.id, second.id]
+            }
+            #expect(aliceRoom.messages.map(\.id) == [parent.id], "replies are not the channel's messages")
+            try await eventually("the parent's counts follow") {
+                aliceRoom.messages.first?.replyCount == 2 && aliceRoom.messages.first?.latestReplierIds == ["bob"]
+            }
+            #expect(carolRoom.unreadCount == 1, "replies do not count in the channel's unread messages")
+            #expect(aliceRoom.unreadCount == 0)
+            let threads = try await alice.currentUserController().loadThreads()
+            #expect(threads.items.map(\.parentMessageId) == [parent.id] && threads.items.first?.unreadReplies == 2)
+            #expect(try await bobRoom.loadThreadParticipants(of: parent.id).items.map(\.userId) == ["alice", "bob"])
+            let read = try await aliceRoom.markThreadRead(parentMessageId: parent.id)
+            #expect(read.unreadReplies == 0)
+            #expect(try await alice.currentUserController().loadThreads().items.first?.unreadReplies == 0)
+
+            // A thread loads page by page on a controller that did not see it live.
+            let bobLaptop = try await one.client("bob")
+            let late = bobLaptop.channelController(for: "threads")
+            try await late.synchronize()
+            let page = try await late.loadPreviousReplies(of: parent.id, limit: 1)
+            #expect(page.items.map(\.id) == [second.id] && page.next == second.id)
+            try await late.loadPreviousReplies(of: parent.id)
+            #expect(late.replies(of: parent.id).map(\.id) == [first.id, second.id])
+
+            _ = try await bobRoom.deleteMessage(messageId: first.id)
+            try await eventually("a deleted reply leaves the parent's count on the other node") { aliceRoom.messages.first?.replyCount == 1 }
+            #expect(try await alice.currentUserController().loadThreads().items.first?.replyCount == 1)
+
+            // A quote follows the quoted message's edit, and loses its text with its deletion.
+            let quoting = try await carolRoom.sendMessage(text: "agreed", quotedMessageId: parent.id)
+            #expect(quoting.quotedMessage?.text == "where shall we meet?")
+            _ = try await aliceRoom.editMessage(messageId: parent.id, text: "where and when?")
+            try await eventually("carol's quote shows the edit") {
+                carolRoom.messages.first { $0.id == quoting.id }?.quotedMessage?.text == "where and when?"
+            }
+            _ = try await aliceRoom.deleteMessage(messageId: parent.id)
+            try await eventually("carol's quote loses the deleted text") {
+                let quote = carolRoom.messages.first { $0.id == quoting.id }?.quotedMessage
+                return quote?.text == "" && quote?.deletedAt != nil
+            }
+            let reloaded = try await bobRoom.loadNextMessages(after: parent.id)
+            #expect(reloaded.items.first { $0.id == quoting.id }?.quotedMessage?.text == "")
+            for client in [alice, bob, carol, bobLaptop] { await client.disconnect() }
+            try await one.shutdown()
+            try await two.shutdown()
+        }
+    }
+}

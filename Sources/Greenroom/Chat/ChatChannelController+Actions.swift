@@ -9,11 +9,18 @@ extension ChatChannelController {
     /// the send is retried with the same key, and the server stores one message, not two.
     /// `mentionedUserIds` (members of the channel, at most 25) count in their unread
     /// mentions and push them even where they set the channel to mentions only.
+    /// `quotedMessageId` names a message of the channel to quote: the message carries its
+    /// summary (`quotedMessage`).
     @discardableResult
-    public func sendMessage(text: String, extraData: [String: RawJSON] = [:], mentionedUserIds: [String] = [],
+    public func sendMessage(text: String, extraData: [String: RawJSON] = [:], mentionedUserIds: [String] = [], quotedMessageId: String? = nil,
                             idempotencyKey: String = UUID().uuidString) async throws -> ChatMessage {
-        let args = MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey,
-                                   mentionedUserIds: mentionedUserIds.isEmpty ? nil : mentionedUserIds)
+        try await send(MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey,
+                                       mentionedUserIds: mentionedUserIds.isEmpty ? nil : mentionedUserIds, parentMessageId: quotedMessageId))
+    }
+
+    /// Sends `args`, retrying with its idempotency key when the connection drops before
+    /// the reply, and keeps the stored message.
+    func send(_ args: MessageSendArgs) async throws -> ChatMessage {
         var attempt = 1
         while true {
             do {
@@ -35,12 +42,13 @@ extension ChatChannelController {
     /// ```
     ///
     /// Messages sent this way go out one at a time, in the order of the calls.
-    public func createNewMessage(text: String, extraData: [String: RawJSON] = [:], completion: ChatCompletion<ChatMessage>? = nil) {
+    public func createNewMessage(text: String, extraData: [String: RawJSON] = [:], quotedMessageId: String? = nil,
+                                 completion: ChatCompletion<ChatMessage>? = nil) {
         let key = UUID().uuidString
         enqueueSend {
             let result: Result<ChatMessage, any Error>
             do {
-                result = .success(try await self.sendMessage(text: text, extraData: extraData, idempotencyKey: key))
+                result = .success(try await self.sendMessage(text: text, extraData: extraData, quotedMessageId: quotedMessageId, idempotencyKey: key))
             } catch {
                 result = .failure(error)
             }

@@ -82,6 +82,8 @@ extension ChatChannelController {
     }
 
     private static func readOwn(_ message: ChatMessage, in state: inout State) {
+        // A reply reads its thread, not the channel.
+        guard !message.isThreadReply else { return }
         if let known = state.reads[message.senderId], known.lastReadSequence >= message.sequence { return }
         state.reads[message.senderId] = ChannelRead(channelId: message.channelId, userId: message.senderId, lastReadSequence: message.sequence,
                                                     lastReadMessageId: message.id, lastReadAt: message.createdAt, unreadMessages: 0)
@@ -98,14 +100,14 @@ extension ChatChannelController {
             let position = state.reads[me]?.lastReadSequence ?? 0
             switch event.type {
             case ChatEventType.messageNew:
-                guard let message = event.message else { return }
+                guard let message = event.message, !message.isThreadReply else { return }
                 if message.senderId == me {
                     Self.readOwn(message, in: &state)
                 } else if before == nil, message.sequence > position {
                     state.unreadCount += 1
                 }
             case ChatEventType.messageDeleted:
-                guard let message = event.message, before?.isDeleted != true, message.sequence > position else { return }
+                guard let message = event.message, !message.isThreadReply, before?.isDeleted != true, message.sequence > position else { return }
                 state.unreadCount = max(state.unreadCount - 1, 0)
             case ChatEventType.messageRead:
                 guard let read = event.read else { return }

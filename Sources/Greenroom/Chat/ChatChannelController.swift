@@ -12,6 +12,8 @@ public protocol ChatChannelControllerDelegate: AnyObject, Sendable {
     func channelController(_ controller: ChatChannelController, didUpdateMessages messages: [ChatMessage])
     /// The members typing changed (the reader excluded).
     func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>)
+    /// A thread's loaded replies changed (a reply arrived, was edited, reacted to or deleted).
+    func channelController(_ controller: ChatChannelController, didUpdateReplies replies: [ChatMessage], of parentMessageId: String)
 }
 
 extension ChatChannelControllerDelegate {
@@ -23,6 +25,8 @@ extension ChatChannelControllerDelegate {
     public func channelController(_ controller: ChatChannelController, didUpdateMessages messages: [ChatMessage]) {}
     /// Does nothing by default.
     public func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>) {}
+    /// Does nothing by default.
+    public func channelController(_ controller: ChatChannelController, didUpdateReplies replies: [ChatMessage], of parentMessageId: String) {}
 }
 
 /// One channel as the app sees it: the channel, its loaded messages kept current with its
@@ -42,6 +46,8 @@ public final class ChatChannelController: Sendable {
     struct State {
         var channel: ChatChannel?
         var messages: [ChatMessage] = []
+        /// The loaded replies of threads, by parent id, oldest first.
+        var threads: [String: [ChatMessage]] = [:]
         var pump: EventPump?
         weak var delegate: (any ChatChannelControllerDelegate)?
         /// Sends queued by ``createNewMessage(text:extraData:completion:)``, run one at a
@@ -101,7 +107,7 @@ public final class ChatChannelController: Sendable {
     /// The channel as last loaded or changed by an event; `nil` before ``synchronize(messageLimit:)``.
     public var channel: ChatChannel? { state.withLock { $0.channel } }
 
-    /// The loaded messages, oldest first.
+    /// The loaded messages, oldest first; thread replies are in ``replies(of:)``.
     public var messages: [ChatMessage] { state.withLock { $0.messages } }
 
     /// Told of changes on the main actor. Held weakly.
@@ -193,15 +199,30 @@ public final class ChatChannelController: Sendable {
         state.withLock { state in
             state.channel = channel
             state.messages = []
+            state.threads = [:]
         }
         merge(page.items)
     }
 
-    /// Adds or replaces messages, keeping history order.
+    /// Adds or replaces messages (replies in their thread's list), keeping history order.
     func merge(_ incoming: [ChatMessage]) {
         guard !incoming.isEmpty else { return }
         state.withLock { state in
-            for message in incoming { Self.place(message, in: &state.messages) }
+            for message in incoming {
+                if let parent = message.threadParentId {
+                    Self.place(message, in: &state.threads[parent, default: []])
+                } else {
+                    Self.place(message, in: &state.messages)
+                }
+            }
+        }
+    }
+
+    /// The loaded message or reply with `message`'s id.
+    private func loaded(_ message: ChatMessage) -> ChatMessage? {
+        state.withLock { state in
+            let list = message.threadParentId.map { state.threads[$0] ?? [] } ?? state.messages
+            return list.first { $0.id == message.id }
         }
     }
 
@@ -229,8 +250,14 @@ public final class ChatChannelController: Sendable {
 
     /// Takes an event into the state, then tells the observers and the delegate.
     private func apply(_ event: ChatEvent) async {
-        let before = event.message.flatMap { message in state.withLock { state in state.messages.first { $0.id == message.id } } }
+        let before = event.message.flatMap(loaded)
         if let message = event.message { merge([message]) }
+        let parentLoaded = state.withLock { state in
+            if let message = event.message, event.type == ChatEventType.messageUpdated || event.type == ChatEventType.messageDeleted {
+                Self.requote(message, in: &state)
+            }
+            return event.thread.map { Self.takeThread($0, in: &state) } ?? false
+        }
         countUnread(event, before: before)
         let (channel, delegate) = state.withLock { state -> (ChatChannel?, (any ChatChannelControllerDelegate)?) in
             let me = client.currentUserId
@@ -267,9 +294,11 @@ public final class ChatChannelController: Sendable {
         }
         guard let delegate else { return }
         let messages = self.messages
+        let thread = event.message?.threadParentId.map { ($0, replies(of: $0)) }
         await MainActor.run {
             delegate.channelController(self, didReceiveEvent: event)
-            if event.message != nil { delegate.channelController(self, didUpdateMessages: messages) }
+            if let (parent, replies) = thread { delegate.channelController(self, didUpdateReplies: replies, of: parent) }
+            if event.message != nil && (thread == nil || parentLoaded) { delegate.channelController(self, didUpdateMessages: messages) }
             if let channel, event.message == nil { delegate.channelController(self, didUpdateChannel: channel) }
         }
     }

@@ -27,6 +27,12 @@ public final class CurrentUserController: Sendable {
         try await client.send(ChatOperation.unreadCounts, args: EmptyResult())
     }
 
+    /// A page of the threads the connected user takes part in, the latest joined first,
+    /// each with its parent message and the user's unread replies.
+    public func loadThreads(limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChatThread> {
+        try await client.send(ChatOperation.threads, args: UserThreadsArgs(limit: limit, cursor: cursor))
+    }
+
     /// Sets the name, picture and extra data keys given (`nil` leaves a field as it is;
     /// extra data keys are merged) and removes the extra data keys in `unsetProperties`.
     @discardableResult

@@ -28,6 +28,23 @@ extension ChatCapability {
         registerMembershipOperations(&router)
         registerMessageOperations(&router)
         registerReadOperations(&router)
+        registerThreadOperations(&router)
+    }
+
+    private func registerThreadOperations(_ router: inout CapabilityOperations) {
+        let chat = service
+        router.on(ChatOperation.replies) { (caller, args: MessageRepliesArgs) -> Page<ChatMessage> in
+            try await chat.replies(args, by: caller.userId)
+        }
+        router.on(ChatOperation.threadParticipants) { (caller, args: ThreadPageArgs) -> Page<ThreadParticipant> in
+            try await chat.threadParticipants(args, by: caller.userId)
+        }
+        router.on(ChatOperation.markThreadRead) { (caller, args: ThreadRef) -> ChatThread in
+            try await chat.markThreadRead(args, by: caller.userId)
+        }
+        router.on(ChatOperation.threads) { (caller, args: UserThreadsArgs) -> Page<ChatThread> in
+            try await chat.threads(args, of: caller.userId)
+        }
     }
 
     private func registerReadOperations(_ router: inout CapabilityOperations) {

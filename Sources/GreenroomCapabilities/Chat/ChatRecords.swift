@@ -48,17 +48,27 @@ package struct MembershipRecord: StoredRecord {
 }
 
 /// A message, in its channel's scope, sorted by its sequence number; a deleted one is
-/// tagged `deleted`, so that unread counts pass it by.
+/// tagged `deleted`, so that unread counts pass it by, and a thread's reply `reply` (or
+/// `reply-deleted`), so that the channel's list and counts pass it by.
 package struct MessageRecord: StoredRecord {
     package static let recordKind = "message"
-    /// The tag of a message not deleted.
+    /// The tag of a message of the channel's own list, not deleted.
     package static let liveTag = ""
+    /// The tags of the messages of the channel's own list (thread replies are not).
+    package static let channelTags = [liveTag, "deleted"]
     package var message: ChatMessage
 
     package var recordScope: String { message.channelId.rawValue }
     package var recordId: String { message.id }
     package var recordSort: Int64 { message.sequence }
-    package var recordTag: String { message.deletedAt == nil ? Self.liveTag : "deleted" }
+    package var recordTag: String {
+        switch (message.isThreadReply, message.isDeleted) {
+        case (false, false): Self.liveTag
+        case (false, true): "deleted"
+        case (true, false): "reply"
+        case (true, true): "reply-deleted"
+        }
+    }
 }
 
 /// A mention of a member in a message, in the channel's scope, tagged with the member and

@@ -66,10 +66,11 @@ extension ChatService {
         try await removeMember(transaction, member)
         let type: String
         if member.state == .joined {
-            // Its read position and mentions go with it (a deleted channel removes all of
-            // them at once instead).
+            // Its read position, mentions and part in threads go with it (a deleted
+            // channel removes all of them at once instead).
             try await transaction.remove(ReadRecord.self, scope: id.rawValue, id: member.userId)
             try await removeMentions(of: member.userId, in: id, transaction)
+            try await leaveThreads(of: member.userId, in: id, transaction)
             var record = record
             record.channel.memberCount -= 1
             try await transaction.save(record)

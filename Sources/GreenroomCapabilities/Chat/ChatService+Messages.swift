@@ -13,11 +13,17 @@ extension ChatService {
         }
         let id = args.channelId
         let mentions = try Self.checkMentions(args.mentionedUserIds)
+        for case let messageId? in [args.parentMessageId, args.threadParentId] where !(1...Limits.maxKeyLength).contains(messageId.count) {
+            throw GreenroomError(.invalidParameterValue, "a message id is 1–\(Limits.maxKeyLength) characters")
+        }
         let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
         var reads = [RecordKey(kind: ChannelRecord.recordKind, id: id.rawValue),
                      RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender)]
         reads += mentions.map { RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: $0) }
         if let keyId { reads.append(RecordKey(kind: MessageKeyRecord.recordKind, scope: id.rawValue, id: keyId)) }
+        for case let messageId? in [args.parentMessageId, args.threadParentId] {
+            reads.append(RecordKey(kind: MessageRecord.recordKind, scope: id.rawValue, id: messageId))
+        }
         return try await events.transact(prefetch: reads, streams: [id.stream]) { transaction in
             var record = try await Self.channel(transaction, id)
             guard var member = try await transaction.load(MemberRecord.self, scope: id.rawValue, id: sender),
@@ -33,20 +39,36 @@ extension ChatService {
                     throw GreenroomError(.invalidParameterValue, "mentionedUserIds: \(userId) is not a member of channel \(id)")
                 }
             }
+            var parent: MessageRecord?
+            if let parentId = args.threadParentId { parent = try await Self.threadParent(transaction, id, parentId) }
+            var quoted: QuotedMessage?
+            if let quotedId = args.parentMessageId { quoted = try await Self.quotable(transaction, id, quotedId) }
             let now = Date.wireNow
             record.messageSeq += 1
-            let message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
+            var message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
                                       extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now,
                                       mentionedUserIds: mentions.isEmpty ? nil : mentions)
-            for userId in mentions where userId != sender {
-                try await transaction.save(MentionRecord(channelId: id, userId: userId, messageId: message.id, sequence: message.sequence))
+            message.parentMessageId = quoted?.id
+            message.quotedMessage = quoted
+            message.threadParentId = parent?.message.id
+            if let quoted {
+                try await transaction.save(QuoteRecord(channelId: id, quotedId: quoted.id, quotingId: message.id))
             }
-            record.channel.lastMessageAt = now
-            try await transaction.save(record)
             try await transaction.save(MessageRecord(message: message))
-            // Sending reads the channel up to one's own message.
-            try await transaction.save(ReadRecord(read: ChannelRead(
-                channelId: id, userId: sender, lastReadSequence: message.sequence, lastReadMessageId: message.id, lastReadAt: now)))
+            var thread: ChatThread?
+            if var threadParent = parent {
+                // A reply counts in its thread, not in the channel's activity or reads.
+                thread = try await Self.addReply(message, to: &threadParent, transaction)
+            } else {
+                for userId in mentions where userId != sender {
+                    try await transaction.save(MentionRecord(channelId: id, userId: userId, messageId: message.id, sequence: message.sequence))
+                }
+                record.channel.lastMessageAt = now
+                // Sending reads the channel up to one's own message.
+                try await transaction.save(ReadRecord(read: ChannelRead(
+                    channelId: id, userId: sender, lastReadSequence: message.sequence, lastReadMessageId: message.id, lastReadAt: now)))
+            }
+            try await transaction.save(record)
             if member.sentIn != true {
                 member.sentIn = true
                 try await transaction.save(member)
@@ -56,7 +78,7 @@ extension ChatService {
                 try await transaction.save(MessageKeyRecord(channelId: id, key: keyId, messageId: message.id))
             }
             _ = try await transaction.append([try Self.event(ChatEventType.messageNew, on: id.stream,
-                                                             ChatEvent(type: "", channelId: id, message: message, actorId: sender))])
+                                                             ChatEvent(type: "", channelId: id, message: message, actorId: sender, thread: thread))])
             return message
         }
     }
@@ -87,7 +109,10 @@ extension ChatService {
     }
 
     private func changeMessage(_ ref: MessageRef, by userId: String?, _ body: @escaping @Sendable (inout ChatMessage) throws -> Void) async throws -> ChatMessage {
-        try await mutateMessage(ref, by: userId, event: ChatEventType.messageUpdated) { message, _ in
+        try await mutateMessage(ref, by: userId, event: ChatEventType.messageUpdated, then: { transaction, edited in
+            try await Self.refreshQuotes(of: edited, transaction)
+            return nil
+        }) { message, _ in
             guard userId == nil || message.senderId == userId else {
                 throw GreenroomError(.notMessageSender, "only \(message.senderId), who sent it, may edit message \(message.id)")
             }
@@ -104,8 +129,7 @@ extension ChatService {
     package func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
             try await Self.redact(deleted, in: transaction)
-            try await Self.removeMentions(in: deleted.channelId, sequences: [deleted.sequence], transaction)
-            try await transaction.remove(PinRecord.self, scope: deleted.channelId.rawValue, id: deleted.id)
+            return try await Self.forgetDeleted([deleted], in: deleted.channelId, transaction)[deleted.threadParentId ?? ""]
         }) { message, member in
             guard userId == nil || message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
@@ -144,10 +168,11 @@ extension ChatService {
     /// Changes a message in a transaction with the channel locked: the caller must have
     /// joined (the app's backend, `userId` `nil`, need not, and `body` gets no member);
     /// `body` checks the caller's right, changes the message and returns the reaction the
-    /// event is about, if any. An unchanged message writes no event.
+    /// event is about, if any; `then` does what follows from the change and returns the
+    /// thread's counts when they changed. An unchanged message writes no event.
     func mutateMessage(
         _ ref: MessageRef, by userId: String?, event type: String, allowDeleted: Bool = false,
-        then: (@Sendable (any StorageTransaction, ChatMessage) async throws -> Void)? = nil,
+        then: (@Sendable (any StorageTransaction, ChatMessage) async throws -> ChatThread?)? = nil,
         _ body: @escaping @Sendable (inout ChatMessage, ChatChannelMember?) throws -> ChatReaction?
     ) async throws -> ChatMessage {
         try await events.transact { transaction in
@@ -163,14 +188,15 @@ extension ChatService {
             guard record.message != before else { return record.message }
             record.message.updatedAt = Date.wireNow
             try await transaction.save(record)
+            let thread = try await then?(transaction, record.message)
             _ = try await transaction.append([try Self.event(type, on: ref.channelId.stream, ChatEvent(
-                type: "", channelId: ref.channelId, message: record.message, reaction: reaction, actorId: userId))])
-            try await then?(transaction, record.message)
+                type: "", channelId: ref.channelId, message: record.message, reaction: reaction, actorId: userId, thread: thread))])
             return record.message
         }
     }
 
-    /// Marks `message` deleted and empties it: its text, extra data and reactions go.
+    /// Marks `message` deleted and empties it: its text, extra data, reactions, mentions,
+    /// pin and quote go (the ids of the quoted message and thread parent stay).
     package static func empty(_ message: inout ChatMessage) {
         message.deletedAt = Date.wireNow
         message.text = ""
@@ -179,6 +205,7 @@ extension ChatService {
         message.mentionedUserIds = nil
         message.pinnedAt = nil
         message.pinnedBy = nil
+        message.quotedMessage = nil
     }
 
     /// The mentioned user ids without repeats, in their order. - Throws:
@@ -202,18 +229,24 @@ extension ChatService {
     }
 
     /// Empties the copies of the deleted messages `deleted` (by id) in the stored events of
-    /// `channel` whose data contains `needle`.
+    /// `channel` whose data contains `needle`, and their quotes in other messages' events.
     package static func redact(_ deleted: [String: ChatMessage], in channel: ChannelId, containing needle: String,
                        _ transaction: any StorageTransaction) async throws {
         let emptied = try deleted.mapValues { try RawJSON(encoding: $0) }
+        let quotes = try deleted.mapValues { try RawJSON(encoding: QuotedMessage($0)) }
         try await transaction.rewriteEvents(stream: channel.stream, containing: needle) { event in
-            guard var data = event.data.dictionaryValue, let id = data["message"]?["id"]?.stringValue,
-                  let message = emptied[id] else { return nil }
-            data["message"] = message
-            if var reaction = data["reaction"]?.dictionaryValue {
-                reaction["extraData"] = [:]
-                data["reaction"] = .dictionary(reaction)
+            guard var data = event.data.dictionaryValue, var carried = data["message"]?.dictionaryValue else { return nil }
+            if let id = carried["id"]?.stringValue, let message = emptied[id] {
+                data["message"] = message
+                if var reaction = data["reaction"]?.dictionaryValue {
+                    reaction["extraData"] = [:]
+                    data["reaction"] = .dictionary(reaction)
+                }
+                return .dictionary(data)
             }
+            guard let quotedId = carried["quotedMessage"]?["id"]?.stringValue, let quote = quotes[quotedId] else { return nil }
+            carried["quotedMessage"] = quote
+            data["message"] = .dictionary(carried)
             return .dictionary(data)
         }
     }
@@ -230,6 +263,7 @@ extension ChatService {
         _ = try await Self.channel(storage, id)
         try await Self.requireJoined(storage, id, reader)
         var query = RecordQuery(kind: MessageRecord.recordKind, scope: id.rawValue, limit: limit + 1)
+        query.tags = MessageRecord.channelTags
         if let anchor = args.before ?? args.after {
             guard let message = try await storage.load(MessageRecord.self, scope: id.rawValue, id: anchor)?.message else {
                 throw GreenroomError(.messageNotFound, "no message \(anchor) in channel \(id)")

@@ -11,13 +11,14 @@ extension ChatService {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageUpdated, then: { transaction, message in
             guard let pinnedAt = message.pinnedAt else {
                 try await transaction.remove(PinRecord.self, scope: ref.channelId.rawValue, id: message.id)
-                return
+                return nil
             }
             let count = try await transaction.countRecords(RecordQuery(kind: PinRecord.recordKind, scope: ref.channelId.rawValue))
             guard count < Limits.maxPinnedMessages else {
                 throw GreenroomError(.invalidParameterValue, "channel \(ref.channelId) has \(Limits.maxPinnedMessages) pinned messages; unpin one first")
             }
             try await transaction.save(PinRecord(channelId: ref.channelId, messageId: message.id, pinnedAt: pinnedAt))
+            return nil
         }) { message, member in
             guard member?.isOperator == true else {
                 throw GreenroomError(.operatorRequired, "only an operator of channel \(ref.channelId) may pin or unpin messages")

@@ -81,6 +81,9 @@ extension ChatService {
               !message.isDeleted else {
             throw GreenroomError(.messageNotFound, "no message \(messageId) in channel \(channel)")
         }
+        guard !message.isThreadReply else {
+            throw GreenroomError(.invalidParameterValue, "message \(messageId) is a thread reply; thread.markRead reads its thread")
+        }
         return message
     }
 

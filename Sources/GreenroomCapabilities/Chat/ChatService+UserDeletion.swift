@@ -41,8 +41,7 @@ extension ChatService {
         let channels = Set(sentIn.map(\.channelId) + memberOf).sorted { $0.rawValue < $1.rawValue }
         for channel in channels {
             guard try await transaction.load(ChannelRecord.self, id: channel.rawValue) != nil else { continue }
-            var deleted: [String: ChatMessage] = [:]
-            var announcements: [EventAppend] = []
+            var deleted: [ChatMessage] = []
             var query = RecordQuery(kind: MessageRecord.recordKind, scope: channel.rawValue, limit: 1_000)
             while true {
                 let page = try await transaction.list(MessageRecord.self, query)
@@ -50,18 +49,19 @@ extension ChatService {
                     empty(&record.message)
                     record.message.updatedAt = record.message.deletedAt ?? Date.wireNow
                     try await transaction.save(record)
-                    deleted[record.message.id] = record.message
-                    announcements.append(try event(ChatEventType.messageDeleted, on: channel.stream,
-                                                   ChatEvent(type: "", channelId: channel, message: record.message)))
+                    deleted.append(record.message)
                 }
                 guard page.count == query.limit, let last = page.last else { break }
                 query.sortAbove = last.message.sequence
             }
             guard !deleted.isEmpty else { continue }
-            try await redact(deleted, in: channel, containing: "\"\(userId)\"", transaction)
-            try await removeMentions(in: channel, sequences: deleted.values.map(\.sequence), transaction)
-            for id in deleted.keys { try await transaction.remove(PinRecord.self, scope: channel.rawValue, id: id) }
-            _ = try await transaction.append(announcements)
+            let byId = Dictionary(uniqueKeysWithValues: deleted.map { ($0.id, $0) })
+            try await redact(byId, in: channel, containing: "\"\(userId)\"", transaction)
+            let threads = try await forgetDeleted(deleted, in: channel, transaction)
+            _ = try await transaction.append(try deleted.map { message in
+                try event(ChatEventType.messageDeleted, on: channel.stream, ChatEvent(
+                    type: "", channelId: channel, message: message, thread: message.threadParentId.flatMap { threads[$0] }))
+            })
         }
     }
 }
