@@ -248,8 +248,12 @@ public struct ChatEvent: Codable, Sendable, Hashable {
     public var userIds: [String]?
     /// Who did it.
     public var actorId: String?
-    /// The member's read position, for `message.read` and `notification.readChanged`.
+    /// The member's read position, for `message.read`, `message.delivered` and
+    /// `notification.readChanged`.
     public var read: ChannelRead?
+    /// Several members' positions, for `message.read` and `message.delivered` batched in a
+    /// big channel (at most one event a second per channel on each node).
+    public var reads: [ChannelRead]?
     /// The thread's counts after the change, for a reply's `message.new` and
     /// `message.deleted`, and `notification.threadReadChanged`.
     public var thread: ChatThread?
@@ -257,7 +261,7 @@ public struct ChatEvent: Codable, Sendable, Hashable {
     /// Makes an event.
     public init(type: String, channelId: ChannelId, channel: ChatChannel? = nil, message: ChatMessage? = nil,
                 reaction: ChatReaction? = nil, member: ChatChannelMember? = nil, userIds: [String]? = nil, actorId: String? = nil,
-                read: ChannelRead? = nil, thread: ChatThread? = nil) {
+                read: ChannelRead? = nil, reads: [ChannelRead]? = nil, thread: ChatThread? = nil) {
         self.type = type
         self.channelId = channelId
         self.channel = channel
@@ -267,6 +271,7 @@ public struct ChatEvent: Codable, Sendable, Hashable {
         self.userIds = userIds
         self.actorId = actorId
         self.read = read
+        self.reads = reads
         self.thread = thread
     }
 

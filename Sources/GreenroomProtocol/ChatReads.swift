@@ -10,13 +10,23 @@ extension ChatOperation {
     /// ``ChannelReadsArgs`` → ``Page`` of ``ChannelRead``: members only; each member's read
     /// position, the furthest read first.
     public static let reads = WireOperation<ChannelReadsArgs, Page<ChannelRead>>("channel.reads")
+    /// ``MarkDeliveredArgs`` → ``ChannelRead``: members only; moves the caller's delivery
+    /// position forward to a message (it reached one of the caller's devices), never back.
+    /// Also `POST /v1/channels/{id}/delivered` with the client token, for a notification
+    /// extension that opens no WebSocket.
+    public static let markDelivered = WireOperation<MarkDeliveredArgs, ChannelRead>("channel.markDelivered")
     /// No arguments → ``UnreadCounts``: the caller's unread messages in each of its channels.
     public static let unreadCounts = WireOperation<EmptyResult, UnreadCounts>("user.unreadCounts")
 }
 
 extension ChatEventType {
-    /// A member read up to a message (``ChatEvent/read``); on the channel's stream.
+    /// A member read up to a message (``ChatEvent/read``), or, in a channel of more than
+    /// the server's receipt batch size, members read (``ChatEvent/reads``, at most one event
+    /// a second per channel on each node); on the channel's stream.
     public static let messageRead = "message.read"
+    /// A message reached a member's device (``ChatEvent/read`` with its delivery position),
+    /// batched like ``messageRead`` in big channels (``ChatEvent/reads``).
+    public static let messageDelivered = "message.delivered"
     /// On a user's stream: the user's read position in a channel changed, by
     /// `channel.markRead` or `channel.markUnread` on any of its connections, or by its own
     /// message (``ChatEvent/read`` carries the channel's unread count).
@@ -32,6 +42,20 @@ public struct MarkReadArgs: Codable, Sendable, Hashable {
 
     /// Makes the arguments.
     public init(channelId: ChannelId, messageId: String? = nil) {
+        self.channelId = channelId
+        self.messageId = messageId
+    }
+}
+
+/// The arguments of `channel.markDelivered`.
+public struct MarkDeliveredArgs: Codable, Sendable, Hashable {
+    /// The channel.
+    public var channelId: ChannelId
+    /// The message delivered (and every one before it).
+    public var messageId: String
+
+    /// Makes the arguments.
+    public init(channelId: ChannelId, messageId: String) {
         self.channelId = channelId
         self.messageId = messageId
     }
@@ -71,7 +95,7 @@ public struct ChannelReadsArgs: Codable, Sendable, Hashable {
 /// A member's read position in a channel: every message up to ``lastReadSequence`` is read.
 ///
 /// Who has read a message: the members whose ``lastReadSequence`` is at least the message's
-/// ``ChatMessage/sequence``.
+/// ``ChatMessage/sequence``; who has received it: ``hasReceived(_:)``.
 public struct ChannelRead: Codable, Sendable, Hashable {
     /// The channel.
     public var channelId: ChannelId
@@ -88,6 +112,18 @@ public struct ChannelRead: Codable, Sendable, Hashable {
     public var unreadMessages: Int?
     /// Of those, the ones that mention the member; set with ``unreadMessages``.
     public var unreadMentions: Int?
+    /// The sequence number of the last message delivered to one of the member's devices
+    /// (`channel.markDelivered`), when it is past the read position; a read message counts
+    /// as delivered.
+    public var lastDeliveredSequence: Int64?
+    /// When the delivery position last moved.
+    public var lastDeliveredAt: Date?
+
+    /// Whether the message with sequence number `sequence` reached the member: read, or
+    /// delivered to one of its devices.
+    public func hasReceived(_ sequence: Int64) -> Bool {
+        max(lastReadSequence, lastDeliveredSequence ?? 0) >= sequence
+    }
 
     /// Makes a read position.
     public init(channelId: ChannelId, userId: String, lastReadSequence: Int64, lastReadMessageId: String? = nil,

@@ -20,6 +20,19 @@ extension ChatChannelController {
         reads.filter { $0.lastReadSequence >= message.sequence && $0.userId != message.senderId }.map(\.userId)
     }
 
+    /// The members `message` reached (read, or delivered to one of their devices), among
+    /// the reads loaded: Sendbird's delivery receipt.
+    public func receivers(of message: ChatMessage) -> [String] {
+        reads.filter { $0.hasReceived(message.sequence) && $0.userId != message.senderId }.map(\.userId)
+    }
+
+    /// Marks `messageId` (and every message before it) delivered to the reader; the other
+    /// members see `message.delivered`. A message already read changes nothing.
+    @discardableResult
+    public func markDelivered(messageId: String) async throws -> ChannelRead {
+        try await client.send(ChatOperation.markDelivered, args: MarkDeliveredArgs(channelId: channelId, messageId: messageId))
+    }
+
     /// Marks the channel read up to its newest message (members only); the other members
     /// see a `message.read` event, the reader's other devices the new unread count.
     @discardableResult
@@ -93,7 +106,8 @@ extension ChatChannelController {
     /// Follows the reader's unread count through the channel's events: another member's
     /// message adds one, a deletion after the read position takes one away, the reader's
     /// own message or a read on another of its devices moves the position (the messages
-    /// loaded after it are then the unread ones).
+    /// loaded after it are then the unread ones); reads and deliveries, one or batched,
+    /// update ``reads``.
     func countUnread(_ event: ChatEvent, before: ChatMessage?) {
         guard let me = client.currentUserId else { return }
         state.withLock { state in
@@ -110,15 +124,37 @@ extension ChatChannelController {
                 guard let message = event.message, !message.isThreadReply, before?.isDeleted != true, message.sequence > position else { return }
                 state.unreadCount = max(state.unreadCount - 1, 0)
             case ChatEventType.messageRead:
-                guard let read = event.read else { return }
-                if let known = state.reads[read.userId], known.lastReadAt >= read.lastReadAt { return }
-                state.reads[read.userId] = read
-                if read.userId == me {
-                    state.unreadCount = state.messages.count { $0.sequence > read.lastReadSequence && !$0.isDeleted }
+                for read in Self.positions(event) {
+                    if let known = state.reads[read.userId], known.lastReadAt >= read.lastReadAt { continue }
+                    var read = read
+                    if let known = state.reads[read.userId], (known.lastDeliveredSequence ?? 0) > read.lastReadSequence {
+                        read.lastDeliveredSequence = known.lastDeliveredSequence
+                        read.lastDeliveredAt = known.lastDeliveredAt
+                    }
+                    state.reads[read.userId] = read
+                    if read.userId == me {
+                        state.unreadCount = state.messages.count { $0.sequence > read.lastReadSequence && !$0.isDeleted }
+                    }
+                }
+            case ChatEventType.messageDelivered:
+                for delivered in Self.positions(event) {
+                    guard let sequence = delivered.lastDeliveredSequence else { continue }
+                    var read = state.reads[delivered.userId] ?? delivered
+                    if (read.lastDeliveredSequence ?? 0) < sequence {
+                        read.lastDeliveredSequence = sequence
+                        read.lastDeliveredAt = delivered.lastDeliveredAt
+                    }
+                    state.reads[delivered.userId] = read
                 }
             default:
                 return
             }
         }
+    }
+
+    /// The positions a receipt event carries: one, or a batch.
+    private static func positions(_ event: ChatEvent) -> [ChannelRead] {
+        if let reads = event.reads { return reads }
+        return event.read.map { [$0] } ?? []
     }
 }

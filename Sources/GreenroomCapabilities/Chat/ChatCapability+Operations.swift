@@ -55,6 +55,9 @@ extension ChatCapability {
         router.on(ChatOperation.markUnread) { (caller, args: MarkUnreadArgs) -> ChannelRead in
             try await chat.markUnread(args, by: caller.userId)
         }
+        router.on(ChatOperation.markDelivered) { (caller, args: MarkDeliveredArgs) -> ChannelRead in
+            try await chat.markDelivered(args, by: caller.userId)
+        }
         router.on(ChatOperation.reads) { (caller, args: ChannelReadsArgs) -> Page<ChannelRead> in
             try await chat.reads(args, by: caller.userId)
         }

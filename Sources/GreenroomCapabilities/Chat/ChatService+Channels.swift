@@ -168,6 +168,7 @@ extension ChatService {
             try await transaction.deleteRecords(kind: MentionRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: PinRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: ReadRecord.recordKind, scope: id.rawValue)
+            try await transaction.deleteRecords(kind: DeliveryRecord.recordKind, scope: id.rawValue)
             try await Self.removeThreads(of: id, transaction)
             if let key = record.distinctKey { try await transaction.remove(DistinctChannelRecord.self, id: key) }
             try await transaction.remove(ChannelRecord.self, id: id.rawValue)

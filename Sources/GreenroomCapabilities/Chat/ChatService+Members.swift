@@ -69,6 +69,7 @@ extension ChatService {
             // Its read position, mentions and part in threads go with it (a deleted
             // channel removes all of them at once instead).
             try await transaction.remove(ReadRecord.self, scope: id.rawValue, id: member.userId)
+            try await transaction.remove(DeliveryRecord.self, scope: id.rawValue, id: member.userId)
             try await removeMentions(of: member.userId, in: id, transaction)
             try await leaveThreads(of: member.userId, in: id, transaction)
             var record = record

@@ -76,7 +76,9 @@ extension ChatService {
         return try await reader.list(MessageRecord.self, query).first?.message
     }
 
-    private static func message(_ reader: any RecordReading, _ channel: ChannelId, _ messageId: String) async throws -> ChatMessage {
+    /// A message of the channel's own list, not deleted. - Throws: `messageNotFound`, or
+    /// `invalidParameterValue` for a thread reply.
+    static func message(_ reader: any RecordReading, _ channel: ChannelId, _ messageId: String) async throws -> ChatMessage {
         guard let message = try await reader.load(MessageRecord.self, scope: channel.rawValue, id: messageId)?.message,
               !message.isDeleted else {
             throw GreenroomError(.messageNotFound, "no message \(messageId) in channel \(channel)")
@@ -88,13 +90,13 @@ extension ChatService {
     }
 
     /// Moves the caller's read position forward to a message (the channel's newest when
-    /// none is named) and tells the channel (`message.read`, for receipts) and the caller's
-    /// own stream (`notification.readChanged`, with the unread count, for its other
-    /// devices), in one transaction. A position already there or further stays, and
-    /// nothing is written. Members only.
+    /// none is named) and tells the channel (`message.read`, for receipts; batched in a big
+    /// channel) and the caller's own stream (`notification.readChanged`, with the unread
+    /// count, for its other devices), in one transaction. A position already there or
+    /// further stays, and nothing is written. Members only.
     package func markRead(_ args: MarkReadArgs, by userId: String) async throws -> ChannelRead {
         let id = args.channelId
-        return try await events.transact(streams: [id.stream]) { transaction in
+        let (read, batched) = try await events.transact(streams: [id.stream]) { transaction -> (ChannelRead, Bool) in
             let record = try await Self.channel(transaction, id)
             try await Self.requireJoined(transaction, id, userId)
             let target: (sequence: Int64, messageId: String?)
@@ -107,15 +109,26 @@ extension ChatService {
             }
             var read = try await Self.readPosition(transaction, id, userId)
             guard target.sequence > read.lastReadSequence else {
-                return try await Self.counted(read, transaction)
+                return (try await Self.counted(read, transaction), false)
             }
             read = ChannelRead(channelId: id, userId: userId, lastReadSequence: target.sequence, lastReadMessageId: target.messageId,
                                lastReadAt: Date.wireNow)
             try await transaction.save(ReadRecord(read: read))
             read = try await Self.counted(read, transaction)
-            try await Self.announce(read, receipt: true, in: transaction)
-            return read
+            let batched = batchesReceipts(record)
+            try await Self.announce(read, receipt: !batched, in: transaction)
+            return (read, batched)
         }
+        if batched { receipts.add(Self.seen(read), delivered: false) }
+        return read
+    }
+
+    /// A read as other members see it: without the member's own counts.
+    static func seen(_ read: ChannelRead) -> ChannelRead {
+        var seen = read
+        seen.unreadMessages = nil
+        seen.unreadMentions = nil
+        return seen
     }
 
     /// Makes a message and every one after it unread for the caller, and tells the
@@ -141,19 +154,17 @@ extension ChatService {
     private static func announce(_ read: ChannelRead, receipt: Bool, in transaction: any StorageTransaction) async throws {
         var appends: [EventAppend] = []
         if receipt {
-            var seen = read
-            seen.unreadMessages = nil
-            seen.unreadMentions = nil
             appends.append(try event(ChatEventType.messageRead, on: read.channelId.stream,
-                                     ChatEvent(type: "", channelId: read.channelId, actorId: read.userId, read: seen)))
+                                     ChatEvent(type: "", channelId: read.channelId, actorId: read.userId, read: seen(read))))
         }
         appends.append(try event(ChatEventType.readChanged, on: StreamName.user(read.userId),
                                  ChatEvent(type: "", channelId: read.channelId, actorId: read.userId, read: read)))
         _ = try await transaction.append(appends)
     }
 
-    /// A page of the members' read positions, the furthest read first; the caller's own
-    /// carries its unread count. Members only.
+    /// A page of the members' read positions, the furthest read first, each with its
+    /// delivery position when that is further; the caller's own carries its unread count.
+    /// Members only.
     package func reads(_ args: ChannelReadsArgs, by reader: String) async throws -> Page<ChannelRead> {
         let limit = try Paging.limit(args.limit ?? Limits.maxPageSize)
         _ = try await Self.channel(storage, args.channelId)
@@ -162,7 +173,7 @@ extension ChatService {
         query.descending = true
         query.after = try args.cursor.map(RecordCursor.decode)
         let (page, next) = try await storage.page(ReadRecord.self, query, limit: limit)
-        var items = page.map(\.read)
+        var items = try await Self.withDeliveries(page.map(\.read), args.channelId, storage)
         if let mine = items.firstIndex(where: { $0.userId == reader }) {
             items[mine] = try await Self.counted(items[mine], storage)
         }

@@ -13,6 +13,11 @@ package struct ChatService: Sendable {
     package let memberLimit: Int
     /// The most channels one user may have created (and not deleted).
     package var channelsPerUser = 1_000
+    /// Channels with more joined members than this announce read and delivery receipts
+    /// batched, at most once a second per channel on this node.
+    package var receiptBatchMembers = 100
+    /// The receipts of big channels waiting for their batch.
+    package let receipts = ReceiptBatches()
 
     // MARK: Reading and checking
 

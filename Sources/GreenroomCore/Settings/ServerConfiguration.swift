@@ -94,6 +94,11 @@ public struct ServerConfiguration: Sendable {
     /// How many channels one user may have created (and not deleted); past it creating one
     /// is refused with `rateLimited` (`GREENROOM_CHANNELS_PER_USER`, default 1,000).
     public var channelsPerUser: Int = 1_000
+    /// Channels with more joined members than this announce read and delivery receipts
+    /// batched: one `message.read` (and one `message.delivered`) event a second per channel
+    /// on each node, carrying every position that moved (`GREENROOM_RECEIPT_BATCH_MEMBERS`,
+    /// default 100).
+    public var receiptBatchMembers: Int = 100
     /// The longest one ffprobe or ffmpeg run on an uploaded video may take, in seconds;
     /// then it is stopped and the video ends `failed` (`GREENROOM_VIDEO_PROCESSING_SECONDS`,
     /// default 600).

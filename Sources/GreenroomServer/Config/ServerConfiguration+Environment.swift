@@ -51,6 +51,7 @@ extension ServerConfiguration {
         try value("GREENROOM_VIDEO_QUEUE") { (v: Int) in config.videoQueueLimit = v }
         try value("GREENROOM_VIDEO_MAX_PER_USER") { (v: Int) in config.videoMaxPerUser = v }
         try value("GREENROOM_CHANNELS_PER_USER") { (v: Int) in config.channelsPerUser = v }
+        try value("GREENROOM_RECEIPT_BATCH_MEMBERS") { (v: Int) in config.receiptBatchMembers = v }
         try value("GREENROOM_VIDEO_BYTES_PER_USER") { (v: Int64) in config.videoBytesPerUser = v }
         try value("GREENROOM_CONNECTIONS_PER_USER") { (v: Int) in config.connectionsPerUser = v }
         try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }
@@ -89,6 +90,7 @@ extension ServerConfiguration {
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
         guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }
+        guard receiptBatchMembers >= 0 else { throw GreenroomServerError.invalidConfiguration("GREENROOM_RECEIPT_BATCH_MEMBERS cannot be negative") }
         guard channelsPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let create a channel") }
         guard videoMaxPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user must be let have a video") }
         guard videoBytesPerUser >= 1 else { throw GreenroomServerError.invalidConfiguration("a user's videos must be let take a byte") }

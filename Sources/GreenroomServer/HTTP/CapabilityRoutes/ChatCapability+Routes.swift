@@ -45,6 +45,17 @@ extension ChatCapability: CapabilityRoutes {
             let args = try RawJSON.dictionary(body).decode(as: MessagePartialUpdateArgs.self)
             return try jsonResponse(try await chat.partialUpdateMessage(args, by: nil))
         }
+        // A user's own call, for a notification extension that opens no WebSocket: the
+        // message named by the push reached this device.
+        routes.group("/v1/channels", for: .user).post(":id/delivered") { request, context in
+            let identity = try context.caller()
+            let body = try await Self.object(request, context)
+            guard let messageId = body["messageId"]?.stringValue else {
+                throw GreenroomError(.invalidParameterValue, "messageId is required: the message the push named")
+            }
+            let args = MarkDeliveredArgs(channelId: ChannelId(try context.pathParameter("id")), messageId: messageId)
+            return try jsonResponse(try await chat.markDelivered(args, by: identity.userId))
+        }
         addAdminRoutes(routes)
     }
 
