@@ -95,7 +95,7 @@ extension MultiNodeTests {
         }
     }
 
-    @Test("a killed node's live event host and participant and meeting participant expire; the other node's clients are told")
+    @Test("a killed node's live event host and participant and meeting participant expire, and its users go offline; the other node's clients are told")
     func rosterOfKilledNode() async throws {
         try await withCluster { url, directory in
             let two = try await TestServer.start(dataDirectory: directory) {
@@ -126,12 +126,19 @@ extension MultiNodeTests {
             try await doomedMeeting.join()
             let (_, panel, panelRecorder) = try await two.joined("chair", meeting: "panel", as: "chair", mode: .SEND_AND_RECV)
             #expect(panel.participants.map(\.id) == ["chair", "speaker"])
+            let watcher = try await two.client("watcher")
+            _ = try await watcher.createChannel(id: "fans", name: "Fans", members: ["fan"])
+            let fans = watcher.channelController(for: "fans")
+            try await fans.synchronize()
+            try await fans.loadMemberPresence()
+            #expect(fans.presence(of: "fan")?.online == true)
 
             first.process.send(SIGKILL)
             let killedAt = Date()
             try await watching.wait("the host's exit", timeout: .seconds(30)) { $0.contains("hostExit:host") }
             try await eventually("the fan is no longer counted") { cohost.participantCount == 0 }
             try await panelRecorder.wait("the speaker left", timeout: .seconds(30)) { $0.calls.contains("participantLeft:speaker") }
+            try await eventually("the fan, whose only connection was on the killed node, is offline") { fans.presence(of: "fan")?.online == false }
             #expect(Date().timeIntervalSince(killedAt) < 20)
             #expect(cohost.hosts.map(\.userId) == ["cohost"])
             #expect(panel.participants.map(\.id) == ["chair"])

@@ -170,3 +170,30 @@ extension MultiNodeTests {
         }
     }
 }
+
+extension MultiNodeTests {
+    @Test("online state on two nodes: a member connecting to node 2 is seen online on node 1 and offline once it leaves; user.presence agrees on both nodes")
+    func onlineStateAcrossNodes() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let two = try await node(url, directory)
+            let bobFirst = try await two.client("bob")
+            await bobFirst.disconnect()
+            let alice = try await one.client("alice")
+            _ = try await alice.createChannel(id: "online", name: "Online", members: ["bob"])
+            let aliceRoom = alice.channelController(for: "online")
+            try await aliceRoom.synchronize()
+
+            let bob = try await two.client("bob")
+            try await eventually("alice on node 1 sees bob online on node 2") { aliceRoom.presence(of: "bob")?.online == true }
+            #expect(try await alice.userPresence(of: ["bob"]).first?.online == true)
+            #expect(try await bob.userPresence(of: ["alice"]).first?.online == true)
+            await bob.disconnect()
+            try await eventually("alice sees bob offline") { aliceRoom.presence(of: "bob")?.online == false }
+            #expect(try await alice.userPresence(of: ["bob"]).first?.online == false)
+            await alice.disconnect()
+            try await one.shutdown()
+            try await two.shutdown()
+        }
+    }
+}

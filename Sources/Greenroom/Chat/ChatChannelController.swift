@@ -14,6 +14,8 @@ public protocol ChatChannelControllerDelegate: AnyObject, Sendable {
     func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>)
     /// A thread's loaded replies changed (a reply arrived, was edited, reacted to or deleted).
     func channelController(_ controller: ChatChannelController, didUpdateReplies replies: [ChatMessage], of parentMessageId: String)
+    /// A member came online or went offline.
+    func channelController(_ controller: ChatChannelController, didUpdatePresence presence: UserPresence)
 }
 
 extension ChatChannelControllerDelegate {
@@ -27,6 +29,8 @@ extension ChatChannelControllerDelegate {
     public func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>) {}
     /// Does nothing by default.
     public func channelController(_ controller: ChatChannelController, didUpdateReplies replies: [ChatMessage], of parentMessageId: String) {}
+    /// Does nothing by default.
+    public func channelController(_ controller: ChatChannelController, didUpdatePresence presence: UserPresence) {}
 }
 
 /// One channel as the app sees it: the channel, its loaded messages kept current with its
@@ -58,6 +62,8 @@ public final class ChatChannelController: Sendable {
         var reads: [String: ChannelRead] = [:]
         /// The reader's unread messages.
         var unreadCount = 0
+        /// Members' online state, as loaded and signalled since.
+        var presence: [String: UserPresence] = [:]
         /// Members typing, with when each one's indicator expires.
         var typing: [String: ContinuousClock.Instant] = [:]
         /// When the reader last sent `typing.start`, while it is typing.
@@ -187,7 +193,11 @@ public final class ChatChannelController: Sendable {
         }, gap: { controller in
             try? await controller.reload()
         }, signal: { controller, signal in
-            await controller.receiveTyping(signal)
+            if signal.type == OnlineSignal.presenceChanged {
+                await controller.receivePresence(signal)
+            } else {
+                await controller.receiveTyping(signal)
+            }
         })
         state.withLock { $0.pump = pump }
     }

@@ -32,7 +32,7 @@ package struct PushMuteRecord: StoredRecord {
 
 extension PushSender {
     /// The stream a user's live connections are listed on (one presence entry each, on any node).
-    package static func onlineStream(_ userId: String) -> String { "online:\(userId)" }
+    package static func onlineStream(_ userId: String) -> String { OnlineCapability.stream(userId) }
 
     /// Replaces a message's (or an invitation's) push with one job per device of each user who
     /// should get it: members of the channel but the sender, not connected on any node, who

@@ -99,6 +99,10 @@ public struct ServerConfiguration: Sendable {
     /// on each node, carrying every position that moved (`GREENROOM_RECEIPT_BATCH_MEMBERS`,
     /// default 100).
     public var receiptBatchMembers: Int = 100
+    /// Whether users' online state is kept and announced (`GREENROOM_ONLINE_STATE`, default
+    /// on): each connection is listed across nodes, and a user's first and last connection
+    /// signal `user.presenceChanged` to its channels.
+    public var onlineState = true
     /// The longest one ffprobe or ffmpeg run on an uploaded video may take, in seconds;
     /// then it is stopped and the video ends `failed` (`GREENROOM_VIDEO_PROCESSING_SECONDS`,
     /// default 600).

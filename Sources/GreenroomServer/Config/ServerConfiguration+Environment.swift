@@ -52,6 +52,7 @@ extension ServerConfiguration {
         try value("GREENROOM_VIDEO_MAX_PER_USER") { (v: Int) in config.videoMaxPerUser = v }
         try value("GREENROOM_CHANNELS_PER_USER") { (v: Int) in config.channelsPerUser = v }
         try value("GREENROOM_RECEIPT_BATCH_MEMBERS") { (v: Int) in config.receiptBatchMembers = v }
+        try value("GREENROOM_ONLINE_STATE") { (v: Bool) in config.onlineState = v }
         try value("GREENROOM_VIDEO_BYTES_PER_USER") { (v: Int64) in config.videoBytesPerUser = v }
         try value("GREENROOM_CONNECTIONS_PER_USER") { (v: Int) in config.connectionsPerUser = v }
         try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }

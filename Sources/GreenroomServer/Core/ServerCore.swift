@@ -58,6 +58,7 @@ final class ServerCore: Sendable {
             VideosCapability(core),
             MediaCapability(core),
             WebhooksCapability(core),
+            OnlineCapability(core),
             PushCapability(core),
             ConsoleCapability(core),
         ]
