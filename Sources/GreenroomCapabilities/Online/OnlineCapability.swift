@@ -41,7 +41,7 @@ package struct OnlineCapability: Capability {
     /// Takes the connection off its user's `online:` stream, after it was put there.
     package func connectionEnded(clientId: String) async {
         guard let (userId, listed) = connections.ended(clientId: clientId) else { return }
-        await listed.value
+        await listed?.value
         await service.disconnected(userId: userId, clientId: clientId)
     }
 
@@ -63,16 +63,24 @@ package struct UserActivityRecord: StoredRecord {
     package var recordId: String { userId }
 }
 
-/// The `online:` entries this node wrote, by connection, with the write in flight: a
-/// connection's removal waits for its listing.
+/// The `online:` entries this node wrote, by connection, with the write while it is in
+/// flight: a connection's removal waits for its listing. A finished write is let go, so
+/// that an idle connection holds its user id here and nothing more.
 package final class OnlineConnections: Sendable {
-    private let listed = Locked<[String: (userId: String, task: Task<Void, Never>)]>([:])
+    private let listed = Locked<[String: (userId: String, task: Task<Void, Never>?)]>([:])
 
     package func started(clientId: String, userId: String, _ write: @escaping @Sendable () async -> Void) {
-        listed.withLock { $0[clientId] = (userId, Task { await write() }) }
+        listed.withLock { listed in
+            listed[clientId] = (userId, Task {
+                await write()
+                self.listed.withLock { listed in
+                    if listed[clientId] != nil { listed[clientId]?.task = nil }
+                }
+            })
+        }
     }
 
-    package func ended(clientId: String) -> (userId: String, task: Task<Void, Never>)? {
+    package func ended(clientId: String) -> (userId: String, task: Task<Void, Never>?)? {
         listed.withLock { $0.removeValue(forKey: clientId) }
     }
 }
