@@ -11,13 +11,17 @@ public enum OnlineSignal {
     /// A user came online (its first connection to any node) or went offline (its last
     /// connection closed, or its node stopped answering): a signal with a
     /// ``UserPresence`` on the streams of the channels it has joined (its 100 most recently
-    /// active), never stored, never replayed.
+    /// active) that have at most ``Limits/maxPresenceSignalMembers`` members, never
+    /// stored, never replayed. Bigger channels ask `user.presence` instead: everyone of
+    /// 10,000 members coming online would be 100 million signals.
     public static let presenceChanged = "user.presenceChanged"
 }
 
 extension Limits {
     /// The most channels a user's online state is relayed to: its most recently active.
     public static let maxPresenceChannels = 100
+    /// The most members a channel may have to hear its members' online state as signals.
+    public static let maxPresenceSignalMembers = 100
 }
 
 /// A user's online state.

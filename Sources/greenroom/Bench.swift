@@ -118,7 +118,8 @@ final class BenchTarget: Sendable {
 
     /// A counter or gauge from the server's `/metrics` (without labels).
     func metric(_ name: String) async throws -> Double? {
-        var request = URLRequest(url: baseURL.appendingPathComponent("metrics"))
+        // Read afresh each time: a cached answer would hide the change being measured.
+        var request = URLRequest(url: baseURL.appendingPathComponent("metrics"), cachePolicy: .reloadIgnoringLocalCacheData)
         request.setValue("Bearer \(apiKey)", forHTTPHeaderField: "Authorization")
         let (data, _) = try await HTTPTransport.data(for: request)
         let line = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix(name + " ") }

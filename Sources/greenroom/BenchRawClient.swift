@@ -111,6 +111,14 @@ enum BenchRawClient {
         position(after: key, in: bytes) != nil
     }
 
+    /// The string after `key` (a key ending in its opening quote), up to its closing
+    /// quote; `nil` when the key is not there.
+    static func string(after key: [UInt8], in bytes: ByteBufferView) -> String? {
+        guard let start = position(after: key, in: bytes),
+              let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
+    }
+
     private static func position(after key: [UInt8], in bytes: ByteBufferView) -> Int? {
         let keyCount = key.count
         guard keyCount > 0, bytes.count > keyCount else { return nil }

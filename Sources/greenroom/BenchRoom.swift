@@ -5,8 +5,9 @@ import GreenroomProtocol
 import NIOCore
 
 /// `greenroom bench room`: N participants enter one live event (or, with `--meeting`, join one
-/// meeting in `RECV_ONLY`) and follow its stream; then its host changes a custom item (or
-/// publishes a pub/sub message) R times a second.
+/// meeting in `RECV_ONLY`; with `--channel`, join one chat channel) and follow its stream;
+/// then its host changes a custom item (publishes a pub/sub message; signals that it is
+/// typing) R times a second.
 struct BenchRoom: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "room",
@@ -16,6 +17,7 @@ struct BenchRoom: AsyncParsableCommand {
     @Option(help: "Host events per second once everyone is inside.") var rate: Double = 10
     @Option(help: "Host events to send (custom item changes).") var events: Int = 100
     @Flag(help: "Join one meeting in RECV_ONLY instead (its host SEND_AND_RECV and a moderator, sending pub/sub messages).") var meeting = false
+    @Flag(help: "Join one public chat channel instead; the host's events are typing signals, which must write nothing.") var channel = false
     @OptionGroup var options: BenchOptions
 
     /// The room the benchmark fills: its stream, the command that takes a participant in, and
@@ -26,9 +28,24 @@ struct BenchRoom: AsyncParsableCommand {
         var enter: @Sendable (Int) -> String
         var send: @Sendable (GreenroomClient, String) async throws -> Void
         var count: @Sendable (GreenroomClient) async throws -> Int
+        /// Whether the host's events are signals (stamped by their `at`), which store nothing.
+        var signals = false
     }
 
-    private func room(_ host: GreenroomClient) async throws -> Room {
+    private func room(_ host: GreenroomClient, _ target: BenchTarget) async throws -> Room {
+        if channel {
+            let id = ChannelId("bench-channel")
+            _ = try await host.send(ChatOperation.create, args: ChannelCreateArgs(id: id, name: "bench", isPublic: true))
+            try await addMembers(to: id, host, target)
+            return Room(stream: id.stream, countEvent: ChatEventType.memberJoined,
+                        enter: { _ in #"{"id":1,"op":"channel.get","args":{"channelId":"\#(id.rawValue)"}}"# },
+                        send: { host, _ in
+                            _ = try await host.send(ChatOperation.typing, args: TypingArgs(channelId: id, typing: true))
+                        },
+                        // Everyone but the host.
+                        count: { try await $0.send(ChatOperation.get, args: ChannelRef(channelId: id)).memberCount - 1 },
+                        signals: true)
+        }
         guard meeting else {
             let id = try await host.send(LiveEventOperation.create, args: LiveEventCreateArgs(title: "bench")).liveEventId
             _ = try await host.send(LiveEventOperation.setReady, args: LiveEventRef(liveEventId: id))
@@ -55,11 +72,13 @@ struct BenchRoom: AsyncParsableCommand {
 
     func run() async throws {
         guard participants > 0, rate > 0, events > 0 else { throw ValidationError("sizes must be positive") }
-        let target = try await BenchTarget.start(options, environment: ["GREENROOM_MEETING_PARTICIPANT_LIMIT": String(participants + 1)])
+        guard !(meeting && channel) else { throw ValidationError("--meeting or --channel, not both") }
+        let target = try await BenchTarget.start(options, environment: ["GREENROOM_MEETING_PARTICIPANT_LIMIT": String(participants + 1),
+                                                                        "GREENROOM_CHANNEL_MEMBER_LIMIT": String(participants + 1)])
         defer { target.stop() }
         let host = GreenroomClient(serverURL: target.baseURL)
         try await host.connect(token: try await target.token("bench-host", grants: ["app:*", MeetingGrant.allowMod, BenchTarget.unmetered]))
-        let room = try await room(host)
+        let room = try await room(host, target)
         let stream = room.stream
         let head = try await logEvents(target, stream).count
         try await Task.sleep(for: .milliseconds(300))
@@ -80,7 +99,7 @@ struct BenchRoom: AsyncParsableCommand {
                         do {
                             return try await BenchRawClient.run(url: target.webSocketURL, token: tokens[index], deadline: deadline) { request, timeout, promise in
                                 RoomParticipantHandler(request: request, timeout: timeout, enter: room.enter(index), stream: stream, expected: events,
-                                                       inside: inside, failed: failed, promise: promise)
+                                                       signals: room.signals, inside: inside, failed: failed, promise: promise)
                             }
                         } catch {
                             failed.add()
@@ -103,6 +122,7 @@ struct BenchRoom: AsyncParsableCommand {
 
         BenchReport.progress("the host sends \(events) events at \(rate)/s")
         let cpuBefore = target.cpuSeconds
+        let appendedBefore = try await target.metric("greenroom_events_appended_total")
         let sendStart = Date()
         for index in 0..<events {
             let wait = sendStart.addingTimeInterval(Double(index) / rate).timeIntervalSinceNow
@@ -113,6 +133,7 @@ struct BenchRoom: AsyncParsableCommand {
         let sendSeconds = Date().timeIntervalSince(sendStart)
         let all = try await results.value
         let cpuAfter = target.cpuSeconds
+        let appendedAfter = try await target.metric("greenroom_events_appended_total")
         await host.disconnect()
 
         var latencies = Latencies()
@@ -123,13 +144,15 @@ struct BenchRoom: AsyncParsableCommand {
         }
         let expected = inside.value * events
         var figures: [String: RawJSON] = [
-            "bench": "room", "room": .string(meeting ? "meeting" : "live"), "participants": .number(Double(participants)), "inside": .number(Double(inside.value)),
+            "bench": "room", "room": .string(channel ? "channel" : meeting ? "meeting" : "live"), "participants": .number(Double(participants)), "inside": .number(Double(inside.value)),
             "failed": .number(Double(failed.value)), "enterSeconds": BenchReport.rounded(enterSeconds),
             "participantCount": .number(Double(participantCount)),
             "countEvents": .number(Double(countEvents)),
             "events": .number(Double(events)), "rate": .number(rate), "sendSeconds": BenchReport.rounded(sendSeconds),
             "expected": .number(Double(expected)), "delivered": .number(Double(delivered)), "lost": .number(Double(expected - delivered)),
         ].merging(latencies.figures()) { _, new in new }
+        let appended = (appendedAfter ?? 0) - (appendedBefore ?? 0)
+        figures["eventsStoredWhileSending"] = .number(appended)
         if let before = memoryBefore, let after = memoryInside {
             figures["serverMemoryBeforeMB"] = BenchReport.rounded(Double(before) / 1_048_576, 1)
             figures["serverMemoryInsideMB"] = BenchReport.rounded(Double(after) / 1_048_576, 1)
@@ -140,6 +163,30 @@ struct BenchRoom: AsyncParsableCommand {
         }
         try BenchReport.figures(figures)
         if inside.value < participants || delivered < expected || participantCount != participants { throw ExitCode(2) }
+        // Signals are never stored: a write while only signals were sent is a failure.
+        if room.signals && appended != 0 { throw ExitCode(2) }
+    }
+
+    /// Makes the participants members of the channel before any of them follows it (as
+    /// members of a big channel joined over time): each join announced to the members
+    /// already following would otherwise be N²/2 frames before the first keystroke.
+    private func addMembers(to id: ChannelId, _ host: GreenroomClient, _ target: BenchTarget) async throws {
+        BenchReport.progress("adding \(participants) members to \(id.stream)")
+        let users = (0..<participants).map { "bench-fan-\($0)" }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for (index, user) in users.enumerated() {
+                if index >= 16 { try await group.next() }
+                group.addTask {
+                    let status = try await target.post("v1/users", ["id": .string(user), "nickname": .string(user)])
+                    guard status == 201 || status == 409 else { throw BenchSubscriberError(description: "creating \(user) answered \(status)") }
+                }
+            }
+            try await group.waitForAll()
+        }
+        for start in stride(from: 0, to: users.count, by: Limits.maxPageSize) {
+            let batch = Array(users[start..<min(start + Limits.maxPageSize, users.count)])
+            _ = try await host.send(ChatOperation.invite, args: ChannelUsersArgs(channelId: id, userIds: batch))
+        }
     }
 
     /// The types of `stream`'s events in its log, oldest first (read with the API key).
@@ -168,19 +215,26 @@ final class RoomParticipantHandler: RawClientHandler {
     }
 
     private static let stampKey = Array(#""t":""#.utf8)
+    private static let signalKey = Array(#"{"signal":"#.utf8)
+    private static let atKey = Array(#""at":""#.utf8)
+    private static let typingKey = Array(#""type":"typing.start""#.utf8)
     private let enter: String
     private let stream: String
     private let expected: Int
+    /// Whether the host's events come as signals, stamped by their `at`.
+    private let signals: Bool
     private let inside: Tally
     private let failed: Tally
     private let promise: EventLoopPromise<Result>
     private var step = 0
     private var result = Result()
 
-    init(request: String, timeout: TimeAmount, enter: String, stream: String, expected: Int, inside: Tally, failed: Tally, promise: EventLoopPromise<Result>) {
+    init(request: String, timeout: TimeAmount, enter: String, stream: String, expected: Int, signals: Bool = false, inside: Tally, failed: Tally,
+         promise: EventLoopPromise<Result>) {
         self.enter = enter
         self.stream = stream
         self.expected = expected
+        self.signals = signals
         self.inside = inside
         self.failed = failed
         self.promise = promise
@@ -206,7 +260,14 @@ final class RoomParticipantHandler: RawClientHandler {
             }
             return
         }
-        guard let sent = BenchRawClient.number(after: Self.stampKey, in: view) else { return }
+        let sent: Double?
+        if signals {
+            guard view.starts(with: Self.signalKey) else { return }
+            sent = BenchRawClient.string(after: Self.atKey, in: view).flatMap(GreenroomDateFormatter.date(from:))?.timeIntervalSince1970
+        } else {
+            sent = BenchRawClient.number(after: Self.stampKey, in: view)
+        }
+        guard let sent else { return }
         result.latencies.append((Date().timeIntervalSince1970 - sent) * 1000)
         if result.latencies.count >= expected { finish(context) }
     }
@@ -219,3 +280,4 @@ final class RoomParticipantHandler: RawClientHandler {
         promise.succeed(result)
     }
 }
+

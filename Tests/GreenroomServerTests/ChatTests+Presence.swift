@@ -40,4 +40,30 @@ extension ChatTests {
             await #expect(throws: GreenroomError.self) { _ = try await alice.userPresence(of: []) }
         }
     }
+
+    @Test("online state is signalled only in channels of at most 100 members; a bigger one's members ask user.presence")
+    func onlineStateSkipsBigChannels() async throws {
+        try await withServer({ $0.channelMemberLimit = 200 }) { server in
+            let crowd = (1...99).map { "fan\($0)" }
+            try await server.createUsers(["bob"] + crowd)
+            let alice = try await server.client("alice")
+            _ = try await alice.createChannel(id: "small", name: "Small", members: ["bob"])
+            _ = try await alice.createChannel(id: "big", name: "Big", members: ["bob"])
+            _ = try await alice.channelController(for: "big").inviteUserIds(crowd)
+            #expect(try await alice.channel("big").memberCount == Limits.maxPresenceSignalMembers + 1)
+            let small = alice.channelController(for: "small"), big = alice.channelController(for: "big")
+            try await small.synchronize()
+            try await big.synchronize()
+
+            let bob = try await server.client("bob")
+            try await eventually("the small channel hears bob come online") { small.presence(of: "bob")?.online == true }
+            // Both channels' signals, had there been two, were handed over in one pass before
+            // this typing signal, and a stream's signals keep their order on a node.
+            try await bob.channelController(for: "big").startTyping()
+            try await eventually("bob's typing reaches the big channel") { big.currentlyTypingUsers == ["bob"] }
+            #expect(big.presence(of: "bob") == nil, "no online signal in a channel of more than 100 members")
+            try await big.loadMemberPresence(limit: 100)
+            #expect(big.presence(of: "bob")?.online == true, "user.presence answers instead")
+        }
+    }
 }

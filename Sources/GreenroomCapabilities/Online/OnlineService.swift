@@ -63,14 +63,15 @@ package struct OnlineService: Sendable {
     }
 
     /// Relays a change as a signal on the streams of the user's most recently active
-    /// joined channels.
+    /// joined channels, those small enough (``Limits/maxPresenceSignalMembers``): in a big
+    /// one, members coming online together would cost the square of its size.
     private func announce(_ presence: UserPresence) async {
         var query = RecordQuery(kind: ChannelRecord.recordKind, limit: Limits.maxPresenceChannels)
         query.via = (MembershipRecord.recordKind, presence.userId, [ChatMemberState.joined.rawValue])
         query.descending = true
         guard let channels = try? await storage.list(ChannelRecord.self, query), let data = try? RawJSON(encoding: presence) else { return }
         let at = Date.wireNow
-        for channel in channels {
+        for channel in channels where channel.channel.memberCount <= Limits.maxPresenceSignalMembers {
             events.signal(StreamSignal(stream: channel.channel.stream, type: OnlineSignal.presenceChanged, data: data, at: at))
         }
     }
