@@ -41,7 +41,7 @@ extension ChannelListViewModelDelegate {
 /// **Customizing**: subclass it and override ``loadChannelPage(cursor:)`` (the query, one
 /// page at a time), ``filterChannels(_:)`` (which channels are listed) or
 /// ``sortRows(_:)`` (their order). Each joined channel listed is followed through its own
-/// ``ChatChannelController`` (one subscription each), and the user's own stream too; a
+/// `ChatChannelController` (one subscription each), and the user's own stream too; a
 /// client follows a stream once, so one list runs per client at a time.
 /// ``stopWatching()`` ends them.
 @MainActor

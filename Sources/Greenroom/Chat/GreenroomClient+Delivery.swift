@@ -23,7 +23,7 @@ extension GreenroomClient {
     }
 
     /// Marks `messageId` of a channel delivered to the token's user over REST
-    /// (`POST /v1/channels/{id}/delivered`). - Throws: the server's ``GreenroomError``.
+    /// (`POST /v1/channels/{id}/delivered`). - Throws: the server's `GreenroomError`.
     @discardableResult
     public static func markAsDelivered(channelId: ChannelId, messageId: String, serverURL: URL, token: String) async throws -> ChannelRead {
         // Channel ids are letters, digits and `_-.@`: nothing in them needs escaping.
