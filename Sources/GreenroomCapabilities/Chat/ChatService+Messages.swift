@@ -255,13 +255,8 @@ extension ChatService {
     /// `limit` after one, or the newest `limit`. `next` names the message to page from
     /// when more are there.
     package func listMessages(_ args: MessageListArgs, by reader: String) async throws -> Page<ChatMessage> {
-        let limit = try Paging.limit(args.limit)
-        guard args.before == nil || args.after == nil else {
-            throw GreenroomError(.invalidParameterValue, "give before or after, not both")
-        }
         let id = args.channelId
-        _ = try await Self.channel(storage, id)
-        try await Self.requireJoined(storage, id, reader)
+        let limit = try await checkHistoryPage(id, before: args.before, after: args.after, limit: args.limit, reader: reader)
         var query = RecordQuery(kind: MessageRecord.recordKind, scope: id.rawValue, limit: limit + 1)
         query.tags = MessageRecord.channelTags
         if let anchor = args.before ?? args.after {
@@ -277,6 +272,18 @@ extension ChatService {
         let more = found.count > limit
         let next = more ? (args.after == nil ? page.first?.id : page.last?.id) : nil
         return Page(items: page, next: next)
+    }
+
+    /// The page size of a page of a channel's history (or a thread's), once the request
+    /// names at most one anchor and the reader has joined the channel.
+    func checkHistoryPage(_ channel: ChannelId, before: String?, after: String?, limit: Int?, reader: String) async throws -> Int {
+        let limit = try Paging.limit(limit)
+        guard before == nil || after == nil else {
+            throw GreenroomError(.invalidParameterValue, "give before or after, not both")
+        }
+        _ = try await Self.channel(storage, channel)
+        try await Self.requireJoined(storage, channel, reader)
+        return limit
     }
 
     package static func checkText(_ text: String, extraData: [String: RawJSON]) throws {

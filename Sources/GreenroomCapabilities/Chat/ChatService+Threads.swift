@@ -185,13 +185,8 @@ extension ChatService {
     /// A page of a thread's replies, oldest first: the newest `limit` before a reply, the
     /// oldest `limit` after one, or the newest `limit`. Members only.
     package func replies(_ args: MessageRepliesArgs, by reader: String) async throws -> Page<ChatMessage> {
-        let limit = try Paging.limit(args.limit)
-        guard args.before == nil || args.after == nil else {
-            throw GreenroomError(.invalidParameterValue, "give before or after, not both")
-        }
         let id = args.channelId
-        _ = try await Self.channel(storage, id)
-        try await Self.requireJoined(storage, id, reader)
+        let limit = try await checkHistoryPage(id, before: args.before, after: args.after, limit: args.limit, reader: reader)
         let scope = threadScope(id, args.parentMessageId)
         guard try await storage.load(MessageRecord.self, scope: id.rawValue, id: args.parentMessageId) != nil else {
             throw GreenroomError(.messageNotFound, "no message \(args.parentMessageId) in channel \(id)")
