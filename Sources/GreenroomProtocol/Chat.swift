@@ -231,6 +231,9 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
 /// | `channel.updated` | channel | channel |
 /// | `channel.deleted` | channel and members' user streams | channelId |
 /// | `channel.invited` (pending), `channel.added` (joined) | the user's stream | channel, member |
+/// | `message.read`, `message.delivered` | channel | read, or reads (batched in a big channel) |
+/// | `notification.readChanged` | the user's stream | read, with the unread counts |
+/// | `notification.threadReadChanged` | the user's stream | thread |
 public struct ChatEvent: Codable, Sendable, Hashable {
     /// The event's type (the stream event's type).
     public var type: String
