@@ -60,6 +60,15 @@ public struct ChatChannel: Codable, Sendable, Hashable, Identifiable {
     public var memberCount: Int
     /// The reader's own membership, when the reader is a member or invited.
     public var membership: ChatChannelMember?
+    /// When an operator froze the channel (only operators send while it is); `nil` when
+    /// it is not frozen.
+    public var frozenAt: Date?
+    /// In slow mode, the seconds a member (not an operator) waits between its messages;
+    /// `nil` when off.
+    public var slowModeSeconds: Int?
+
+    /// Whether the channel is frozen (Sendbird's `isFrozen`, Stream's `frozen`).
+    public var isFrozen: Bool { frozenAt != nil }
 
     /// Makes a channel.
     public init(id: ChannelId, name: String, coverURL: String? = nil, isPublic: Bool = false, isDistinct: Bool = false,
@@ -108,6 +117,12 @@ public struct ChatChannelMember: Codable, Sendable, Hashable, Identifiable {
     public var createdAt: Date
     /// The app's own data about the membership.
     public var extraData: [String: RawJSON]
+    /// Until when an operator muted the member (it reads, and does not send); `nil` when
+    /// not muted, `Date.distantFuture` until unmuted.
+    public var mutedUntil: Date?
+
+    /// Whether the member is muted at `date`.
+    public func isMuted(at date: Date = Date()) -> Bool { mutedUntil.map { $0 > date } ?? false }
 
     /// The member's user id.
     public var id: String { userId }
@@ -302,6 +317,10 @@ public enum ChatEventType {
     public static let memberJoined = "member.joined"
     /// A member left.
     public static let memberLeft = "member.left"
+    /// An operator muted a member (``ChatEvent/member`` with `mutedUntil`).
+    public static let memberMuted = "member.muted"
+    /// An operator unmuted a member.
+    public static let memberUnmuted = "member.unmuted"
     /// A user was invited and has not accepted yet.
     public static let memberInvited = "member.invited"
     /// An invitee declined.

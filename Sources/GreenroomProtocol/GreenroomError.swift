@@ -119,6 +119,13 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case invitationNotFound = 2700105
     /// The message does not exist in the channel.
     case messageNotFound = 2700106
+    /// An operator muted the caller in the channel: it may read, not send, until the mute ends.
+    case userMuted = 2700107
+    /// The channel is frozen: only its operators send.
+    case channelFrozen = 2700108
+    /// The channel is in slow mode and the caller sent too recently; `retryAfterMs` says
+    /// when it may send again.
+    case slowModeActive = 2700109
     // 29001xx: stage meetings
     /// The caller has not joined the meeting.
     case meetingNotJoined = 2900100
@@ -178,6 +185,9 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .notMessageSender: "notMessageSender"
         case .invitationNotFound: "invitationNotFound"
         case .messageNotFound: "messageNotFound"
+        case .userMuted: "userMuted"
+        case .channelFrozen: "channelFrozen"
+        case .slowModeActive: "slowModeActive"
         case .meetingNotJoined: "meetingNotJoined"
         case .modeUnchanged: "modeUnchanged"
         case .mediaNotAllowedInMode: "mediaNotAllowedInMode"

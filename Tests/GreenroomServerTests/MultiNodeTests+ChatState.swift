@@ -197,3 +197,44 @@ extension MultiNodeTests {
         }
     }
 }
+
+extension MultiNodeTests {
+    @Test("moderation on two nodes through the SDK: an operator on node 1 mutes, freezes and slows the channel; a member on node 2 is refused with each one's own code and sees the changes")
+    func moderationAcrossNodes() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let two = try await node(url, directory)
+            let alice = try await one.client("alice")
+            let bob = try await two.client("bob")
+            _ = try await alice.createChannel(id: "moderated", name: "Moderated", members: ["bob"])
+            let aliceRoom = alice.channelController(for: "moderated")
+            let bobRoom = bob.channelController(for: "moderated")
+            for room in [aliceRoom, bobRoom] { try await room.synchronize() }
+            func refusal(_ text: String) async -> ErrorCode? {
+                do {
+                    _ = try await bobRoom.sendMessage(text: text)
+                    return nil
+                } catch {
+                    return (error as? GreenroomError)?.errorCode
+                }
+            }
+
+            _ = try await aliceRoom.muteUser(userId: "bob")
+            #expect(await refusal("muted") == .userMuted)
+            try await eventually("bob's controller sees his own mute") { bobRoom.channel?.membership?.isMuted() == true }
+            _ = try await aliceRoom.unmuteUser(userId: "bob")
+            _ = try await aliceRoom.freeze()
+            try await eventually("bob sees the channel frozen") { bobRoom.channel?.isFrozen == true }
+            #expect(await refusal("frozen") == .channelFrozen)
+            _ = try await aliceRoom.unfreeze()
+            _ = try await aliceRoom.setSlowMode(seconds: 30)
+            try await eventually("bob sees slow mode") { bobRoom.channel?.slowModeSeconds == 30 }
+            _ = try await bobRoom.sendMessage(text: "once")
+            #expect(await refusal("twice") == .slowModeActive)
+            _ = try await aliceRoom.sendMessage(text: "operators are not slowed")
+            for client in [alice, bob] { await client.disconnect() }
+            try await one.shutdown()
+            try await two.shutdown()
+        }
+    }
+}

@@ -284,6 +284,8 @@ public final class ChatChannelController: Sendable {
                 case ChatEventType.memberLeft:
                     channel.memberCount -= 1
                     if event.member?.userId == me { channel.membership = nil }
+                case ChatEventType.memberMuted, ChatEventType.memberUnmuted:
+                    if event.member?.userId == me { channel.membership = event.member }
                 case ChatEventType.operatorsAdded, ChatEventType.operatorsRemoved:
                     if let me, event.userIds?.contains(me) == true {
                         channel.membership?.isOperator = event.type == ChatEventType.operatorsAdded

@@ -29,6 +29,23 @@ extension ChatCapability {
         registerMessageOperations(&router)
         registerReadOperations(&router)
         registerThreadOperations(&router)
+        registerModerationOperations(&router)
+    }
+
+    private func registerModerationOperations(_ router: inout CapabilityOperations) {
+        let chat = service
+        router.on(ChatOperation.freeze) { (caller, args: FreezeArgs) -> ChatChannel in
+            try await chat.freeze(args, by: caller.userId)
+        }
+        router.on(ChatOperation.setSlowMode) { (caller, args: SlowModeArgs) -> ChatChannel in
+            try await chat.setSlowMode(args, by: caller.userId)
+        }
+        router.on(ChatOperation.muteMember) { (caller, args: MuteArgs) -> ChatChannelMember in
+            try await chat.mute(args, by: caller.userId)
+        }
+        router.on(ChatOperation.unmuteMember) { (caller, args: ChannelUserArgs) -> ChatChannelMember in
+            try await chat.unmute(args, by: caller.userId)
+        }
     }
 
     private func registerThreadOperations(_ router: inout CapabilityOperations) {

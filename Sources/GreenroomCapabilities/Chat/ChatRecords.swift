@@ -25,6 +25,8 @@ package struct MemberRecord: StoredRecord {
     /// Whether the member's ``SentInRecord`` for this channel is known to be stored: only a
     /// member's first message (after a change that stored the member anew) writes it.
     package var sentIn: Bool?
+    /// When the member last sent a message, kept while its channel is in slow mode.
+    package var lastSentAt: Date?
 
     package var recordScope: String { member.channelId.rawValue }
     package var recordId: String { member.userId }

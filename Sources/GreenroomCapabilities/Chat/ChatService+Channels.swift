@@ -137,7 +137,7 @@ extension ChatService {
     }
 
     /// Changes a channel as `userId`, who must be an operator, or as the app's backend (`nil`).
-    private func change(_ id: ChannelId, by userId: String?, _ body: @escaping @Sendable (inout ChatChannel) -> Void) async throws -> ChatChannel {
+    func change(_ id: ChannelId, by userId: String?, _ body: @escaping @Sendable (inout ChatChannel) -> Void) async throws -> ChatChannel {
         try await events.transact { transaction in
             var record = try await Self.channel(transaction, id)
             if let userId { try await Self.requireOperator(transaction, id, userId) }

@@ -39,11 +39,12 @@ extension ChatService {
                     throw GreenroomError(.invalidParameterValue, "mentionedUserIds: \(userId) is not a member of channel \(id)")
                 }
             }
+            let now = Date.wireNow
+            try Self.checkMaySend(member, in: record, at: now)
             var parent: MessageRecord?
             if let parentId = args.threadParentId { parent = try await Self.threadParent(transaction, id, parentId) }
             var quoted: QuotedMessage?
             if let quotedId = args.parentMessageId { quoted = try await Self.quotable(transaction, id, quotedId) }
-            let now = Date.wireNow
             record.messageSeq += 1
             var message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
                                       extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now,
@@ -69,10 +70,15 @@ extension ChatService {
                     channelId: id, userId: sender, lastReadSequence: message.sequence, lastReadMessageId: message.id, lastReadAt: now)))
             }
             try await transaction.save(record)
-            if member.sentIn != true {
+            let slowMode = record.channel.slowModeSeconds != nil && !member.member.isOperator
+            if member.sentIn != true || slowMode {
+                if member.sentIn != true {
+                    _ = try await transaction.insert(try SentInRecord(userId: sender, channelId: id).asRecord())
+                }
                 member.sentIn = true
+                // Slow mode counts from each message; outside it nothing is kept per message.
+                member.lastSentAt = slowMode ? now : nil
                 try await transaction.save(member)
-                _ = try await transaction.insert(try SentInRecord(userId: sender, channelId: id).asRecord())
             }
             if let keyId {
                 try await transaction.save(MessageKeyRecord(channelId: id, key: keyId, messageId: message.id))

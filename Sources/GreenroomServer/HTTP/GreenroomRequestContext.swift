@@ -48,11 +48,11 @@ struct HTTPGreenroomError: HTTPResponseError {
     var status: HTTPResponse.Status {
         switch error.errorCode {
         case .notAuthenticated, .invalidToken, .tokenExpired, .tokenRevoked: .unauthorized
-        case .permissionDenied, .notChannelMember, .operatorRequired, .notMessageSender: .forbidden
+        case .permissionDenied, .notChannelMember, .operatorRequired, .notMessageSender, .userMuted, .channelFrozen: .forbidden
         case .notFound, .liveEventIdNotFound, .unknownOperation, .messageNotFound, .invitationNotFound, .meetingNotFound: .notFound
         case .alreadyExists, .actionNotAllowedInCurrentState, .channelMemberLimitReached: .conflict
         case .payloadTooLarge: .contentTooLarge
-        case .rateLimited: .tooManyRequests
+        case .rateLimited, .slowModeActive: .tooManyRequests
         case .unavailable, .overloaded: .serviceUnavailable
         case .internalError, .none: .internalServerError
         default: .badRequest
