@@ -144,6 +144,11 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
         following = nil
         try? await userStream?.unsubscribe()
         userStream = nil
+        await stopChannels()
+    }
+
+    /// Stops following the channels listed.
+    private func stopChannels() async {
         let watched = Array(controllers.values)
         controllers = [:]
         for controller in watched { await controller.stopWatching() }
@@ -151,9 +156,7 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
 
     private func loadPage(reset: Bool) async {
         if reset {
-            let watched = Array(controllers.values)
-            controllers = [:]
-            for controller in watched { await controller.stopWatching() }
+            await stopChannels()
             rows = []
             cursor = nil
             hasNext = true

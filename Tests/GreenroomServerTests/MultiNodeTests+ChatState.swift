@@ -210,27 +210,19 @@ extension MultiNodeTests {
             let aliceRoom = alice.channelController(for: "moderated")
             let bobRoom = bob.channelController(for: "moderated")
             for room in [aliceRoom, bobRoom] { try await room.synchronize() }
-            func refusal(_ text: String) async -> ErrorCode? {
-                do {
-                    _ = try await bobRoom.sendMessage(text: text)
-                    return nil
-                } catch {
-                    return (error as? GreenroomError)?.errorCode
-                }
-            }
 
             _ = try await aliceRoom.muteUser(userId: "bob")
-            #expect(await refusal("muted") == .userMuted)
+            #expect(await refusal { _ = try await bobRoom.sendMessage(text: "muted") } == .userMuted)
             try await eventually("bob's controller sees his own mute") { bobRoom.channel?.membership?.isMuted() == true }
             _ = try await aliceRoom.unmuteUser(userId: "bob")
             _ = try await aliceRoom.freeze()
             try await eventually("bob sees the channel frozen") { bobRoom.channel?.isFrozen == true }
-            #expect(await refusal("frozen") == .channelFrozen)
+            #expect(await refusal { _ = try await bobRoom.sendMessage(text: "frozen") } == .channelFrozen)
             _ = try await aliceRoom.unfreeze()
             _ = try await aliceRoom.setSlowMode(seconds: 30)
             try await eventually("bob sees slow mode") { bobRoom.channel?.slowModeSeconds == 30 }
             _ = try await bobRoom.sendMessage(text: "once")
-            #expect(await refusal("twice") == .slowModeActive)
+            #expect(await refusal { _ = try await bobRoom.sendMessage(text: "twice") } == .slowModeActive)
             _ = try await aliceRoom.sendMessage(text: "operators are not slowed")
             for client in [alice, bob] { await client.disconnect() }
             try await one.shutdown()

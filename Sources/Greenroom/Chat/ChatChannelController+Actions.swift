@@ -14,8 +14,31 @@ extension ChatChannelController {
     @discardableResult
     public func sendMessage(text: String, extraData: [String: RawJSON] = [:], mentionedUserIds: [String] = [], quotedMessageId: String? = nil,
                             idempotencyKey: String = UUID().uuidString) async throws -> ChatMessage {
-        try await send(MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey,
-                                       mentionedUserIds: mentionedUserIds.isEmpty ? nil : mentionedUserIds, parentMessageId: quotedMessageId))
+        try await send(sendArgs(text: text, extraData: extraData, mentionedUserIds: mentionedUserIds, quotedMessageId: quotedMessageId,
+                                idempotencyKey: idempotencyKey))
+    }
+
+    /// The arguments of a message (or, with `threadParentId`, a reply) as the SDK's calls
+    /// take them: empty extra data and mentions are sent as none.
+    func sendArgs(text: String, extraData: [String: RawJSON], mentionedUserIds: [String] = [], quotedMessageId: String?,
+                  threadParentId: String? = nil, idempotencyKey: String) -> MessageSendArgs {
+        MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey,
+                        mentionedUserIds: mentionedUserIds.isEmpty ? nil : mentionedUserIds, parentMessageId: quotedMessageId,
+                        threadParentId: threadParentId)
+    }
+
+    /// Queues `args` behind the sends before it (``enqueueSend(_:)``) and hands the stored
+    /// message, or the error, to `completion` on the main actor.
+    func enqueue(_ args: MessageSendArgs, completion: ChatCompletion<ChatMessage>?) {
+        enqueueSend {
+            let result: Result<ChatMessage, any Error>
+            do {
+                result = .success(try await self.send(args))
+            } catch {
+                result = .failure(error)
+            }
+            await MainActor.run { completion?(result) }
+        }
     }
 
     /// Sends `args`, retrying with its idempotency key when the connection drops before
@@ -44,16 +67,7 @@ extension ChatChannelController {
     /// Messages sent this way go out one at a time, in the order of the calls.
     public func createNewMessage(text: String, extraData: [String: RawJSON] = [:], quotedMessageId: String? = nil,
                                  completion: ChatCompletion<ChatMessage>? = nil) {
-        let key = UUID().uuidString
-        enqueueSend {
-            let result: Result<ChatMessage, any Error>
-            do {
-                result = .success(try await self.sendMessage(text: text, extraData: extraData, quotedMessageId: quotedMessageId, idempotencyKey: key))
-            } catch {
-                result = .failure(error)
-            }
-            await MainActor.run { completion?(result) }
-        }
+        enqueue(sendArgs(text: text, extraData: extraData, quotedMessageId: quotedMessageId, idempotencyKey: UUID().uuidString), completion: completion)
     }
 
     /// Replaces a message's text and extra data (the sender only).

@@ -16,9 +16,8 @@ extension ChatChannelController {
     @discardableResult
     public func sendReply(to parentMessageId: String, text: String, extraData: [String: RawJSON] = [:], mentionedUserIds: [String] = [],
                           quotedMessageId: String? = nil, idempotencyKey: String = UUID().uuidString) async throws -> ChatMessage {
-        try await send(MessageSendArgs(channelId: channelId, text: text, extraData: extraData.isEmpty ? nil : extraData, idempotencyKey: idempotencyKey,
-                                       mentionedUserIds: mentionedUserIds.isEmpty ? nil : mentionedUserIds,
-                                       parentMessageId: quotedMessageId, threadParentId: parentMessageId))
+        try await send(sendArgs(text: text, extraData: extraData, mentionedUserIds: mentionedUserIds, quotedMessageId: quotedMessageId,
+                                threadParentId: parentMessageId, idempotencyKey: idempotencyKey))
     }
 
     /// Sends a reply, as the chat SDK's message controller does (`createNewReply`):
@@ -26,17 +25,8 @@ extension ChatChannelController {
     /// go out one at a time, in the order of the calls.
     public func createNewReply(to parentMessageId: String, text: String, extraData: [String: RawJSON] = [:], quotedMessageId: String? = nil,
                                completion: ChatCompletion<ChatMessage>? = nil) {
-        let key = UUID().uuidString
-        enqueueSend {
-            let result: Result<ChatMessage, any Error>
-            do {
-                result = .success(try await self.sendReply(to: parentMessageId, text: text, extraData: extraData, quotedMessageId: quotedMessageId,
-                                                           idempotencyKey: key))
-            } catch {
-                result = .failure(error)
-            }
-            await MainActor.run { completion?(result) }
-        }
+        enqueue(sendArgs(text: text, extraData: extraData, quotedMessageId: quotedMessageId, threadParentId: parentMessageId,
+                         idempotencyKey: UUID().uuidString), completion: completion)
     }
 
     /// Loads up to `limit` replies of a thread sent before `replyId` (the oldest loaded one

@@ -27,20 +27,14 @@ extension GreenroomClient {
     @discardableResult
     public static func markAsDelivered(channelId: ChannelId, messageId: String, serverURL: URL, token: String) async throws -> ChannelRead {
         // Channel ids are letters, digits and `_-.@`: nothing in them needs escaping.
-        var components = URLComponents(url: serverURL, resolvingAgainstBaseURL: false)
-        components?.scheme = (serverURL.scheme == "wss" || serverURL.scheme == "https") ? "https" : "http"
-        components?.path = "/v1/channels/\(channelId.rawValue)/delivered"
-        guard let url = components?.url else { throw GreenroomError(.invalidParameterValue, "serverURL is not a URL") }
-        var request = URLRequest(url: url)
+        let path = "/v1/channels/\(channelId.rawValue)/delivered"
+        var request = URLRequest(url: ClientConfiguration(serverURL: serverURL).httpURL(path))
         request.httpMethod = "POST"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.httpBody = try RawJSON.dictionary(["messageId": .string(messageId)]).jsonData()
         let (data, status) = try await HTTPTransport.data(for: request)
-        guard (200..<300).contains(status) else {
-            if let error = try? RawJSON(json: data)["error"]?.decode(as: GreenroomError.self) { throw error }
-            throw GreenroomError(.internalError, "HTTP \(status) from the delivery receipt")
-        }
+        guard (200..<300).contains(status) else { throw HTTPTransport.failure(data, status: status, from: path) }
         return try WireCoding.decode(ChannelRead.self, from: data)
     }
 }

@@ -11,4 +11,10 @@ public enum HTTPTransport {
         let (data, response) = try await URLSession.shared.data(for: request)
         return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
     }
+
+    /// The error a REST answer that failed carries in its body (`{"error": {…}}`), or one
+    /// naming its status when the body holds none.
+    static func failure(_ data: Data, status: Int, from path: String) -> GreenroomError {
+        (try? RawJSON(json: data)["error"]?.decode(as: GreenroomError.self)) ?? GreenroomError(.internalError, "HTTP \(status) from \(path)")
+    }
 }

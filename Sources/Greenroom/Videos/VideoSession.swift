@@ -190,10 +190,7 @@ public final class VideoSession: Sendable {
             if headers["Content-Type"] == nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
         }
         let (data, status) = try await HTTPTransport.data(for: request)
-        guard (200..<300).contains(status) else {
-            if let error = try? RawJSON(json: data)["error"]?.decode(as: GreenroomError.self) { throw error }
-            throw GreenroomError(.internalError, "HTTP \(status) from \(path)")
-        }
+        guard (200..<300).contains(status) else { throw HTTPTransport.failure(data, status: status, from: path) }
         return (data, status)
     }
 
