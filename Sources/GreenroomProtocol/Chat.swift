@@ -242,6 +242,8 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
 /// | `message.new`, `message.updated`, `message.deleted` | channel | message (and thread, for a reply) |
 /// | `reaction.new`, `reaction.deleted` | channel | message, reaction |
 /// | `member.joined`, `member.left`, `member.invited`, `invitation.declined` | channel | member |
+/// | `member.muted`, `member.unmuted` | channel | member |
+/// | `member.banned`, `member.unbanned` | channel | ban |
 /// | `operators.added`, `operators.removed` | channel | userIds |
 /// | `channel.updated` | channel | channel |
 /// | `channel.deleted` | channel and members' user streams | channelId |
@@ -275,12 +277,15 @@ public struct ChatEvent: Codable, Sendable, Hashable {
     /// The thread's counts after the change, for a reply's `message.new` and
     /// `message.deleted`, and `notification.threadReadChanged`.
     public var thread: ChatThread?
+    /// The ban, for `member.banned` and `member.unbanned`.
+    public var ban: ChannelBan?
 
     /// Makes an event.
     public init(type: String, channelId: ChannelId, channel: ChatChannel? = nil, message: ChatMessage? = nil,
                 reaction: ChatReaction? = nil, member: ChatChannelMember? = nil, userIds: [String]? = nil, actorId: String? = nil,
-                read: ChannelRead? = nil, reads: [ChannelRead]? = nil, thread: ChatThread? = nil) {
+                read: ChannelRead? = nil, reads: [ChannelRead]? = nil, thread: ChatThread? = nil, ban: ChannelBan? = nil) {
         self.type = type
+        self.ban = ban
         self.channelId = channelId
         self.channel = channel
         self.message = message
@@ -321,6 +326,11 @@ public enum ChatEventType {
     public static let memberMuted = "member.muted"
     /// An operator unmuted a member.
     public static let memberUnmuted = "member.unmuted"
+    /// An operator banned a user (``ChatEvent/ban``); a member banned is removed, and
+    /// stops reading the channel with this event.
+    public static let memberBanned = "member.banned"
+    /// An operator lifted a ban.
+    public static let memberUnbanned = "member.unbanned"
     /// A user was invited and has not accepted yet.
     public static let memberInvited = "member.invited"
     /// An invitee declined.

@@ -45,7 +45,8 @@ public enum ChatOperation {
     /// ``MessageRef`` → ``ChatMessage``: the sender or an operator.
     public static let deleteMessage = WireOperation<MessageRef, ChatMessage>("message.delete")
     /// ``MessageListArgs`` → ``Page`` of ``ChatMessage``: members only; oldest first; thread
-    /// replies are listed by `message.replies` instead.
+    /// replies are listed by `message.replies` instead; messages of users the caller
+    /// blocked are left out (so a page may hold fewer than its limit).
     public static let listMessages = WireOperation<MessageListArgs, Page<ChatMessage>>("message.list")
     /// ``ReactionArgs`` → ``ChatMessage``: members only; one reaction per user and type.
     public static let addReaction = WireOperation<ReactionArgs, ChatMessage>("reaction.add")

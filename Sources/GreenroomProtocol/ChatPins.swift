@@ -16,19 +16,5 @@ extension Limits {
     public static let maxPinnedMessages = 100
 }
 
-/// The arguments of `channel.pinnedMessages`.
-public struct PinnedMessagesArgs: Codable, Sendable, Hashable {
-    /// The channel.
-    public var channelId: ChannelId
-    /// Page size, 1–100; 20 by default.
-    public var limit: Int?
-    /// The `next` cursor of the previous page.
-    public var cursor: String?
-
-    /// Makes the arguments.
-    public init(channelId: ChannelId, limit: Int? = nil, cursor: String? = nil) {
-        self.channelId = channelId
-        self.limit = limit
-        self.cursor = cursor
-    }
-}
+/// The arguments of `channel.pinnedMessages`: a page of one channel's pins.
+public typealias PinnedMessagesArgs = ChannelPageArgs

@@ -88,6 +88,9 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     /// The token was issued before its user's tokens were revoked (or the user deleted):
     /// fetch a fresh one from the app's backend.
     case tokenRevoked = 1800310
+    /// The app banned the user: its connections were closed and its tokens are refused
+    /// until the ban ends.
+    case userBanned = 1800311
     // 19000xx: server and connection
     /// The server failed; the request may be retried.
     case internalError = 1900000
@@ -126,6 +129,13 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     /// The channel is in slow mode and the caller sent too recently; `retryAfterMs` says
     /// when it may send again.
     case slowModeActive = 2700109
+    /// An operator banned the user from the channel: it cannot join or be invited until the
+    /// ban ends.
+    case bannedFromChannel = 2700110
+    /// One of the users blocked the other: no distinct channel or invitation between them.
+    case userBlocked = 2700111
+    /// The text holds a word of the app's blocklist, whose action is to refuse.
+    case messageBlocked = 2700112
     // 29001xx: stage meetings
     /// The caller has not joined the meeting.
     case meetingNotJoined = 2900100
@@ -171,6 +181,7 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .alreadyExists: "alreadyExists"
         case .rateLimited: "rateLimited"
         case .tokenRevoked: "tokenRevoked"
+        case .userBanned: "userBanned"
         case .internalError: "internalError"
         case .unavailable: "unavailable"
         case .overloaded: "overloaded"
@@ -188,6 +199,9 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .userMuted: "userMuted"
         case .channelFrozen: "channelFrozen"
         case .slowModeActive: "slowModeActive"
+        case .bannedFromChannel: "bannedFromChannel"
+        case .userBlocked: "userBlocked"
+        case .messageBlocked: "messageBlocked"
         case .meetingNotJoined: "meetingNotJoined"
         case .modeUnchanged: "modeUnchanged"
         case .mediaNotAllowedInMode: "mediaNotAllowedInMode"
@@ -218,7 +232,7 @@ public enum CloseCode: Int, Sendable {
     case slowConsumer = 4001
     /// The token expired while connected: fetch a fresh token, then reconnect.
     case tokenExpired = 4100
-    /// The user was deleted or its access revoked.
+    /// The user was deleted, banned or its access revoked.
     case forbidden = 4101
     /// A frame was larger than the server accepts (the standard code 1009).
     case messageTooBig = 1009

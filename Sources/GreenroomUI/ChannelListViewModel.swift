@@ -243,9 +243,10 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
     /// Keeps the row's typists current.
     public func channelController(_ controller: ChatChannelController, didChangeTypingUsers typingUsers: Set<String>) { refresh(controller) }
 
-    /// Drops a channel deleted or left.
+    /// Drops a channel deleted, left or banned from.
     public func channelController(_ controller: ChatChannelController, didReceiveEvent event: ChatEvent) {
-        let left = event.type == ChatEventType.memberLeft && event.member?.userId == controller.client.currentUserId
+        let left = [ChatEventType.memberLeft, ChatEventType.memberBanned].contains(event.type)
+            && event.member?.userId == controller.client.currentUserId
         if event.type == ChatEventType.channelDeleted || left { remove(controller.channelId) }
     }
 }

@@ -66,13 +66,8 @@ open class RegisterOperatorViewModel: SelectUserViewModel {
     /// The list query: the channel's non-operator members, ``SelectUserViewModel/pageSize``
     /// a page, as users.
     open override func loadUserPage(cursor: String?) async throws -> Page<ChatUser> {
-        let client = try requireClient()
         let page = try await channelController().loadMembers(filter: .nonOperators, limit: Self.pageSize, cursor: cursor)
-        let ids = page.items.map(\.userId)
-        guard !ids.isEmpty else { return Page(items: [], next: page.next) }
-        let users = try await client.users(UserListArgs(ids: ids, limit: ids.count)).items
-        let byId = Dictionary(users.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return Page(items: ids.compactMap { byId[$0] }, next: page.next)
+        return try await users(of: Page(items: page.items.map(\.userId), next: page.next))
     }
 
     /// Shows only non-operator members matching the nickname prefix. Pages of the query are

@@ -179,7 +179,7 @@ extension CrashSafetyTests {
             let error = await #expect(throws: GreenroomError.self) {
                 _ = try await other.channelController(for: channel).sendMessage(text: "refused")
             }
-            #expect(error?.errorCode == .unavailable && error?.isTransient == true)
+            #expect(error?.errorCode == .unavailable && error?.isTransient == true, "\(String(describing: error))")
             #expect(other.connectionState == .connected)
             await failing.disconnectClients()
             try await failing.shutdown()

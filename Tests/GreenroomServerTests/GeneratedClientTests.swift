@@ -87,6 +87,41 @@ struct GeneratedClientTests {
         }
     }
 
+    @Test("moderation from a generated client: a channel ban, a mute, freeze and slow mode, the blocklist, an app-wide ban and its lifting")
+    func moderation() async throws {
+        try await withServer { server in
+            let api = Client.greenroom(serverURL: server.url, credential: server.apiKey)
+            for id in ["mod-alice", "mod-bob", "mod-carol"] { _ = try await api.createUser(body: .json(.init(id: id))).created }
+            _ = try await api.createChannel(body: .json(.init(createdBy: "mod-alice", id: "mod.room", members: ["mod-bob", "mod-carol"]))).created
+            let ban = try await api.banChannelUser(path: .init(id: "mod.room"), body: .json(.init(userId: "mod-bob", seconds: 600, reason: "spam")))
+                .created.body.json
+            #expect(ban.userId == "mod-bob" && ban.reason == "spam" && ban.bannedBy == nil && ban.expiresAt != nil)
+            #expect(try await api.listChannelBans(path: .init(id: "mod.room")).ok.body.json.items.map(\.userId) == ["mod-bob"])
+            _ = try await api.unbanChannelUser(path: .init(id: "mod.room", userId: "mod-bob")).noContent
+            let muted = try await api.muteChannelMember(path: .init(id: "mod.room"), body: .json(.init(userId: "mod-carol"))).created.body.json
+            #expect(muted.mutedUntil != nil)
+            #expect(try await api.listChannelMutes(path: .init(id: "mod.room")).ok.body.json.items.map(\.userId) == ["mod-carol"])
+            _ = try await api.unmuteChannelMember(path: .init(id: "mod.room", userId: "mod-carol")).noContent
+            #expect(try await api.freezeChannel(path: .init(id: "mod.room"), body: .json(.init(frozen: true))).ok.body.json.frozenAt != nil)
+            #expect(try await api.setChannelSlowMode(path: .init(id: "mod.room"), body: .json(.init(seconds: 5))).ok.body.json.slowModeSeconds == 5)
+            let list = try await api.setBlocklist(body: .json(.init(words: ["Darn"], action: .mask))).ok.body.json
+            #expect(list.words == ["darn"] && list.action == .mask)
+            #expect(try await api.getBlocklist().ok.body.json.words == ["darn"])
+            let sent = try await api.sendMessage(path: .init(id: "mod.room"), body: .json(.init(userId: "mod-alice", text: "darn it"))).created.body.json
+            #expect(sent.text == "**** it")
+
+            let userBan = try await api.banUser(path: .init(id: "mod-carol"), body: .json(.init(reason: "abuse"))).created.body.json
+            #expect(userBan.userId == "mod-carol" && userBan.expiresAt == nil)
+            #expect(try await api.getUserBan(path: .init(id: "mod-carol")).ok.body.json.reason == "abuse")
+            #expect(try await server.rest("GET", "/v1/connect", key: try await server.token("mod-carol")).0 == 403)
+            _ = try await api.unbanUser(path: .init(id: "mod-carol")).noContent
+            switch try await api.getUserBan(path: .init(id: "mod-carol")) {
+            case .default(let status, _): #expect(status == 404)
+            default: Issue.record("a lifted ban was found")
+            }
+        }
+    }
+
     @Test("the server's dates need the README's setting: with the runtime's default transcoder the first date fails to decode")
     func datesNeedFractionalSeconds() async throws {
         try await withServer { server in

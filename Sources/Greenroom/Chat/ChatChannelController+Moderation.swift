@@ -38,3 +38,46 @@ extension ChatChannelController {
         try await client.send(ChatOperation.unmuteMember, args: ChannelUserArgs(channelId: channelId, userId: userId))
     }
 }
+
+extension ChatChannelController {
+    // MARK: Bans and the lists of operators' screens
+
+    /// Bans a user from the channel (Sendbird's `banUser(userId:seconds:description:)`):
+    /// a member is removed and stops reading the channel, and the user can neither join
+    /// nor be invited (`bannedFromChannel`) for `seconds` or until ``unbanUser(userId:)``.
+    /// Operators cannot be banned. Operators only.
+    @discardableResult
+    public func banUser(userId: String, seconds: Int? = nil, description: String? = nil) async throws -> ChannelBan {
+        try await client.send(ChatOperation.banMember, args: BanArgs(channelId: channelId, userId: userId, seconds: seconds, reason: description))
+    }
+
+    /// Lifts a ban. Operators only.
+    public func unbanUser(userId: String) async throws {
+        _ = try await client.send(ChatOperation.unbanMember, args: ChannelUserArgs(channelId: channelId, userId: userId))
+    }
+
+    /// A page of the bans in force, by user id (Sendbird's banned-user list query).
+    /// Operators only.
+    public func loadBannedUsers(limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChannelBan> {
+        try await client.send(ChatOperation.bannedMembers, args: ChannelPageArgs(channelId: channelId, limit: limit, cursor: cursor))
+    }
+
+    /// A page of the members muted now, by user id (Sendbird's muted-user list query).
+    /// Operators only.
+    public func loadMutedMembers(limit: Int? = nil, cursor: String? = nil) async throws -> Page<ChatChannelMember> {
+        try await client.send(ChatOperation.mutedMembers, args: ChannelPageArgs(channelId: channelId, limit: limit, cursor: cursor))
+    }
+}
+
+extension ChatChannelController {
+    // MARK: Reports
+
+    /// Reports another member's message to the app's moderators (Stream's `flag`,
+    /// Sendbird's `report(message:)`): it joins the review queue in `/console`, and the
+    /// app's backend hears `report.created`. Reporting it again while its report is open
+    /// returns that report.
+    @discardableResult
+    public func reportMessage(messageId: String, reason: String? = nil) async throws -> Report {
+        try await client.send(ChatOperation.reportMessage, args: ReportMessageArgs(channelId: channelId, messageId: messageId, reason: reason))
+    }
+}

@@ -217,8 +217,9 @@ public final class ChatChannelController: Sendable {
     /// Adds or replaces messages (replies in their thread's list), keeping history order.
     func merge(_ incoming: [ChatMessage]) {
         guard !incoming.isEmpty else { return }
+        let blocked = client.blocked.withLock { $0 }
         state.withLock { state in
-            for message in incoming {
+            for message in incoming where !blocked.contains(message.senderId) {
                 if let parent = message.threadParentId {
                     Self.place(message, in: &state.threads[parent, default: []])
                 } else {
@@ -281,8 +282,8 @@ public final class ChatChannelController: Sendable {
                 case ChatEventType.memberJoined:
                     channel.memberCount += 1
                     if event.member?.userId == me { channel.membership = event.member }
-                case ChatEventType.memberLeft:
-                    channel.memberCount -= 1
+                case ChatEventType.memberLeft, ChatEventType.memberBanned:
+                    if event.member?.state == .joined { channel.memberCount -= 1 }
                     if event.member?.userId == me { channel.membership = nil }
                 case ChatEventType.memberMuted, ChatEventType.memberUnmuted:
                     if event.member?.userId == me { channel.membership = event.member }
@@ -299,7 +300,8 @@ public final class ChatChannelController: Sendable {
         }
         changes.yield(event)
         let me = client.currentUserId
-        if event.type == ChatEventType.channelDeleted || (event.type == ChatEventType.memberLeft && event.member?.userId == me) {
+        let departed = event.type == ChatEventType.memberLeft || event.type == ChatEventType.memberBanned
+        if event.type == ChatEventType.channelDeleted || (departed && event.member?.state == .joined && event.member?.userId == me) {
             // The server ends the reader's subscription after this event.
             state.withLock { $0.pump = nil }
             client.forgetSubscription(channelId.stream)

@@ -129,7 +129,7 @@ extension GreenroomClient {
             logger.debug("the server refused the connection: \(status) \(refusal.map { "\($0)" } ?? "")")
             switch refusal?.errorCode {
             case .tokenExpired, .invalidToken, .notAuthenticated, .tokenRevoked: return (.refreshToken(refusal!), false)
-            case .permissionDenied: return (.stop(refusal), false)
+            case .permissionDenied, .userBanned: return (.stop(refusal), false)
             case .rateLimited:
                 // Not before the server says; the backoff follows.
                 if let wait = refusal?.retryAfterMs { try? await Task.sleep(for: .milliseconds(wait)) }

@@ -49,6 +49,9 @@ public final class GreenroomClient: Sendable {
     public let configuration: ClientConfiguration
     let logger: Logger
     let state = Locked(State())
+    /// The users this client knows its user blocked, whose live messages its channel
+    /// controllers leave out.
+    let blocked = Locked(Set<String>())
 
     /// Makes a client for the server at `serverURL` (`http://host:port`).
     public convenience init(serverURL: URL) {

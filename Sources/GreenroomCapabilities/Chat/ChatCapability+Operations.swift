@@ -46,6 +46,35 @@ extension ChatCapability {
         router.on(ChatOperation.unmuteMember) { (caller, args: ChannelUserArgs) -> ChatChannelMember in
             try await chat.unmute(args, by: caller.userId)
         }
+        router.on(ChatOperation.mutedMembers) { (caller, args: ChannelPageArgs) -> Page<ChatChannelMember> in
+            try await chat.mutedMembers(args, by: caller.userId)
+        }
+        router.on(ChatOperation.banMember) { (caller, args: BanArgs) -> ChannelBan in
+            try await chat.ban(args, by: caller.userId)
+        }
+        router.on(ChatOperation.unbanMember) { (caller, args: ChannelUserArgs) -> EmptyResult in
+            try await chat.unban(args, by: caller.userId)
+            return EmptyResult()
+        }
+        router.on(ChatOperation.bannedMembers) { (caller, args: ChannelPageArgs) -> Page<ChannelBan> in
+            try await chat.bannedMembers(args, by: caller.userId)
+        }
+        router.on(ChatOperation.block) { (caller, args: UserRef) -> BlockedUser in
+            try await chat.block(args.userId, by: caller.userId)
+        }
+        router.on(ChatOperation.unblock) { (caller, args: UserRef) -> EmptyResult in
+            try await chat.unblock(args.userId, by: caller.userId)
+            return EmptyResult()
+        }
+        router.on(ChatOperation.blockedUsers) { (caller, args: BlockedUsersArgs) -> Page<BlockedUser> in
+            try await chat.blockedUsers(args, by: caller.userId)
+        }
+        router.on(ChatOperation.reportMessage) { (caller, args: ReportMessageArgs) -> Report in
+            try await chat.reportMessage(args, by: caller.userId)
+        }
+        router.on(ChatOperation.reportUser) { (caller, args: ReportUserArgs) -> Report in
+            try await chat.reportUser(args, by: caller.userId)
+        }
     }
 
     private func registerThreadOperations(_ router: inout CapabilityOperations) {

@@ -20,6 +20,9 @@ extension ChatService {
             throw GreenroomError(.notChannelMember, "operator \(stranger) is not among the members")
         }
         try await requireUsers(others)
+        if args.isDistinct == true {
+            for other in others { try await Self.checkNotBlocked(storage, creator, other) }
+        }
         let now = Date.wireNow
         var channel = ChatChannel(
             id: id, name: args.name ?? Self.defaultName(everyone), coverURL: args.coverURL,
@@ -169,6 +172,10 @@ extension ChatService {
             try await transaction.deleteRecords(kind: PinRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: ReadRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: DeliveryRecord.recordKind, scope: id.rawValue)
+            try await transaction.deleteRecords(kind: MuteRecord.recordKind, scope: id.rawValue)
+            let bans = try await transaction.list(ChannelBanRecord.self, RecordQuery(kind: ChannelBanRecord.recordKind, scope: id.rawValue, limit: 1_000_000))
+            for ban in bans { try await transaction.remove(UserChannelBanRecord.self, scope: ban.ban.userId, id: id.rawValue) }
+            try await transaction.deleteRecords(kind: ChannelBanRecord.recordKind, scope: id.rawValue)
             try await Self.removeThreads(of: id, transaction)
             if let key = record.distinctKey { try await transaction.remove(DistinctChannelRecord.self, id: key) }
             try await transaction.remove(ChannelRecord.self, id: id.rawValue)

@@ -8,6 +8,7 @@ extension ChatService {
     package func join(_ id: ChannelId, userId: String) async throws -> ChatChannelMember {
         try await events.transact { transaction in
             var record = try await Self.channel(transaction, id)
+            try await Self.checkNotBanned(transaction, id, userId)
             if let existing = try await Self.member(transaction, id, userId) {
                 if existing.state == .joined { return existing }
                 return try await Self.admit(existing, record: &record, transaction)
@@ -28,6 +29,7 @@ extension ChatService {
             guard let invited = try await Self.member(transaction, id, userId), invited.state == .invited else {
                 throw GreenroomError(.invitationNotFound, "\(userId) has no pending invitation to channel \(id)")
             }
+            try await Self.checkNotBanned(transaction, id, userId)
             return try await Self.admit(invited, record: &record, transaction)
         }
     }
@@ -59,12 +61,14 @@ extension ChatService {
 
     /// Removes `member` from its channel in `transaction`: a joined member is counted out
     /// and the channel hears `member.left` (after which the member reads it no more), an
-    /// invitee's invitation goes with `invitation.declined`.
+    /// invitee's invitation goes with `invitation.declined`; with `ban`, either hears
+    /// `member.banned` instead.
     package static func depart(_ member: ChatChannelMember, from record: ChannelRecord, actorId: String?,
-                       in transaction: any StorageTransaction) async throws {
+                               ban: ChannelBan? = nil, in transaction: any StorageTransaction) async throws {
         let id = member.channelId
         try await removeMember(transaction, member)
-        let type: String
+        if member.mutedUntil != nil { try await transaction.remove(MuteRecord.self, scope: id.rawValue, id: member.userId) }
+        var type = ChatEventType.invitationDeclined
         if member.state == .joined {
             // Its read position, mentions and part in threads go with it (a deleted
             // channel removes all of them at once instead).
@@ -76,11 +80,10 @@ extension ChatService {
             record.channel.memberCount -= 1
             try await transaction.save(record)
             type = ChatEventType.memberLeft
-        } else {
-            type = ChatEventType.invitationDeclined
         }
-        var left = try event(type, on: id.stream, ChatEvent(type: "", channelId: id, member: member, actorId: actorId))
-        if type == ChatEventType.memberLeft { left.revokes = .users([member.userId]) }
+        var left = try event(ban == nil ? type : ChatEventType.memberBanned, on: id.stream,
+                             ChatEvent(type: "", channelId: id, member: member, actorId: actorId, ban: ban))
+        if member.state == .joined { left.revokes = .users([member.userId]) }
         _ = try await transaction.append([left])
     }
 
@@ -97,6 +100,10 @@ extension ChatService {
             try await Self.requireJoined(transaction, id, inviter)
             var fresh: [String] = []
             for userId in targets where try await Self.member(transaction, id, userId) == nil { fresh.append(userId) }
+            for userId in fresh {
+                try await Self.checkNotBanned(transaction, id, userId)
+                try await Self.checkNotBlocked(transaction, inviter, userId)
+            }
             try await checkRoom(transaction, id, adding: fresh.count)
             var added: [ChatChannelMember] = []
             var appends: [EventAppend] = []

@@ -18,7 +18,8 @@ extension ChatService {
         }
         let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
         var reads = [RecordKey(kind: ChannelRecord.recordKind, id: id.rawValue),
-                     RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender)]
+                     RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender),
+                     RecordKey(kind: BlocklistRecord.recordKind, id: BlocklistRecord.id)]
         reads += mentions.map { RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: $0) }
         if let keyId { reads.append(RecordKey(kind: MessageKeyRecord.recordKind, scope: id.rawValue, id: keyId)) }
         for case let messageId? in [args.parentMessageId, args.threadParentId] {
@@ -41,12 +42,13 @@ extension ChatService {
             }
             let now = Date.wireNow
             try Self.checkMaySend(member, in: record, at: now)
+            let text = try await screen(args.text, transaction)
             var parent: MessageRecord?
             if let parentId = args.threadParentId { parent = try await Self.threadParent(transaction, id, parentId) }
             var quoted: QuotedMessage?
             if let quotedId = args.parentMessageId { quoted = try await Self.quotable(transaction, id, quotedId) }
             record.messageSeq += 1
-            var message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: args.text,
+            var message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: text,
                                       extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now,
                                       mentionedUserIds: mentions.isEmpty ? nil : mentions)
             message.parentMessageId = quoted?.id
@@ -92,8 +94,9 @@ extension ChatService {
     /// Replaces a message's text and extra data. The sender only.
     package func updateMessage(_ args: MessageUpdateArgs, by userId: String) async throws -> ChatMessage {
         try Self.checkText(args.text, extraData: args.extraData ?? [:])
+        let text = try await screen(args.text, storage)
         return try await changeMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId) { message in
-            message.text = args.text
+            message.text = text
             message.extraData = args.extraData ?? [:]
         }
     }
@@ -106,8 +109,10 @@ extension ChatService {
             throw GreenroomError(.invalidParameterValue, "\(both) is both set and unset")
         }
         if unset.contains("text") { throw GreenroomError(.invalidParameterValue, "text cannot be unset; set it instead") }
-        return try await changeMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId) { message in
-            if let text = args.text { message.text = text }
+        var text = args.text
+        if let given = text { text = try await screen(given, storage) }
+        return try await changeMessage(MessageRef(channelId: args.channelId, messageId: args.messageId), by: userId) { [text] message in
+            if let text { message.text = text }
             for (key, value) in args.extraData ?? [:] { message.extraData[key] = value }
             for key in unset { message.extraData[key] = nil }
             try Self.checkText(message.text, extraData: message.extraData)
@@ -277,7 +282,9 @@ extension ChatService {
         if query.descending { page.reverse() }
         let more = found.count > limit
         let next = more ? (args.after == nil ? page.first?.id : page.last?.id) : nil
-        return Page(items: page, next: next)
+        // Messages of users the reader blocked are left out after the cursor is taken, so
+        // a page may hold fewer than `limit`.
+        return Page(items: try await hidingBlocked(page, from: reader), next: next)
     }
 
     /// The page size of a page of a channel's history (or a thread's), once the request

@@ -27,15 +27,15 @@ extension ChatService {
         }
     }
 
-    /// Freezes or unfreezes a channel. Operators only.
-    package func freeze(_ args: FreezeArgs, by userId: String) async throws -> ChatChannel {
+    /// Freezes or unfreezes a channel. Operators only; the app's backend (`nil`) always.
+    package func freeze(_ args: FreezeArgs, by userId: String?) async throws -> ChatChannel {
         try await change(args.channelId, by: userId) { channel in
             if args.frozen { channel.frozenAt = channel.frozenAt ?? Date.wireNow } else { channel.frozenAt = nil }
         }
     }
 
-    /// Sets or ends slow mode. Operators only.
-    package func setSlowMode(_ args: SlowModeArgs, by userId: String) async throws -> ChatChannel {
+    /// Sets or ends slow mode. Operators only; the app's backend (`nil`) always.
+    package func setSlowMode(_ args: SlowModeArgs, by userId: String?) async throws -> ChatChannel {
         guard (0...Limits.maxSlowModeSeconds).contains(args.seconds) else {
             throw GreenroomError(.invalidParameterValue, "seconds must be 0–\(Limits.maxSlowModeSeconds)")
         }
@@ -45,8 +45,8 @@ extension ChatService {
     }
 
     /// Mutes a joined member who is not an operator, for `seconds` or until unmuted, and
-    /// tells the channel (`member.muted`). Operators only.
-    package func mute(_ args: MuteArgs, by userId: String) async throws -> ChatChannelMember {
+    /// tells the channel (`member.muted`). Operators only; the app's backend (`nil`) always.
+    package func mute(_ args: MuteArgs, by userId: String?) async throws -> ChatChannelMember {
         if let seconds = args.seconds, !(1...Limits.maxMuteSeconds).contains(seconds) {
             throw GreenroomError(.invalidParameterValue, "seconds must be 1–\(Limits.maxMuteSeconds), or none to mute until unmuted")
         }
@@ -55,16 +55,17 @@ extension ChatService {
         }
     }
 
-    /// Ends a member's mute and tells the channel (`member.unmuted`). Operators only.
-    package func unmute(_ args: ChannelUserArgs, by userId: String) async throws -> ChatChannelMember {
+    /// Ends a member's mute and tells the channel (`member.unmuted`). Operators only; the
+    /// app's backend (`nil`) always.
+    package func unmute(_ args: ChannelUserArgs, by userId: String?) async throws -> ChatChannelMember {
         try await setMute(args.channelId, args.userId, by: userId) { _ in nil }
     }
 
-    private func setMute(_ id: ChannelId, _ target: String, by userId: String,
+    private func setMute(_ id: ChannelId, _ target: String, by userId: String?,
                          until: @escaping @Sendable (Date) -> Date?) async throws -> ChatChannelMember {
         try await events.transact(streams: [id.stream]) { transaction in
             _ = try await Self.channel(transaction, id)
-            try await Self.requireOperator(transaction, id, userId)
+            if let userId { try await Self.requireOperator(transaction, id, userId) }
             guard var member = try await transaction.load(MemberRecord.self, scope: id.rawValue, id: target), member.member.state == .joined else {
                 throw GreenroomError(.notChannelMember, "\(target) is not a member of channel \(id)")
             }
@@ -73,6 +74,11 @@ extension ChatService {
             }
             let now = Date.wireNow
             member.member.mutedUntil = until(now)
+            if let mutedUntil = member.member.mutedUntil {
+                try await transaction.save(MuteRecord(channelId: id, userId: target, mutedUntil: mutedUntil))
+            } else {
+                try await transaction.remove(MuteRecord.self, scope: id.rawValue, id: target)
+            }
             try await transaction.save(member)
             try await transaction.save(MembershipRecord(member: member.member))
             let type = member.member.mutedUntil == nil ? ChatEventType.memberUnmuted : ChatEventType.memberMuted

@@ -207,7 +207,7 @@ extension ChatService {
         let byId = Dictionary(uniqueKeysWithValues: try await storage.list(MessageRecord.self, messages).map { ($0.message.id, $0.message) })
         let page = ids.compactMap { byId[$0] }
         let next = found.count > limit ? (args.after == nil ? page.first?.id : page.last?.id) : nil
-        return Page(items: page, next: next)
+        return Page(items: try await hidingBlocked(page, from: reader), next: next)
     }
 
     /// A page of a thread's participants, the first to take part first. Members only.

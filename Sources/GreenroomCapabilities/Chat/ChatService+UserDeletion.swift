@@ -7,7 +7,8 @@ extension ChatService {
     /// A deleted user's part of chat, in its deletion's transaction: it leaves every
     /// channel it belongs to or is invited to (its operator role goes with its membership;
     /// each channel hears `member.left` or `invitation.declined`, naming no actor, and the
-    /// user reads the channel no more), and its invitation preference goes. With
+    /// user reads the channel no more); its invitation preference, its channel bans, its
+    /// blocks and the reports it made or that name it go. With
     /// `eraseMessages`, every message it sent is deleted first
     /// (``eraseMessages(of:memberOf:in:)``).
     package static func forget(_ deletion: UserDeletion, in transaction: any StorageTransaction) async throws {
@@ -28,6 +29,9 @@ extension ChatService {
         }
         try await transaction.remove(ChatPreferenceRecord.self, id: userId)
         _ = try await transaction.deleteRecords(kind: SentInRecord.recordKind, scope: userId)
+        try await forgetBans(of: userId, in: transaction)
+        try await forgetBlocks(of: userId, in: transaction)
+        try await forgetReports(of: userId, in: transaction)
     }
 
     /// Deletes every message `userId` sent that is not deleted yet, in every channel it sent

@@ -18,6 +18,8 @@ package struct ChatService: Sendable {
     package var receiptBatchMembers = 100
     /// The receipts of big channels waiting for their batch.
     package let receipts = ReceiptBatches()
+    /// The app's blocklist, folded for matching.
+    package let blocklists = BlocklistCache()
 
     // MARK: Reading and checking
 

@@ -107,6 +107,27 @@ package struct UserService: Sendable {
         }
     }
 
+    /// Bans `id` from the app (``UserBans``): its connections close on every node with
+    /// 4101 and its tokens are refused with `userBanned` while the ban holds. The ban
+    /// outlives the user's deletion, so that deleting oneself does not lift it.
+    package func ban(_ id: String, _ args: UserBanArgs) async throws -> UserBan {
+        try await events.transact { transaction in
+            guard try await transaction.user(id: id) != nil else { throw GreenroomError(.notFound, "no user with id \(id)") }
+            return try await UserBans.ban(id, args, in: transaction)
+        }
+    }
+
+    /// Lifts `id`'s app-wide ban. - Throws: `notFound` when none holds.
+    package func unban(_ id: String) async throws {
+        try await events.transact { transaction in try await UserBans.lift(id, in: transaction) }
+    }
+
+    /// `id`'s app-wide ban. - Throws: `notFound` when none holds.
+    package func ban(of id: String) async throws -> UserBan {
+        guard let ban = try await UserBans.ban(of: id, in: storage) else { throw GreenroomError(.notFound, "\(id) is not banned") }
+        return ban
+    }
+
     /// Changes a user and announces the result as `user.updated`, in one transaction.
     private func change(_ id: String, _ body: @escaping @Sendable (inout User) -> Void) async throws -> User {
         try await events.transact { transaction in

@@ -106,8 +106,9 @@ final class ConnectionRegistry: Sendable {
 
 extension ConnectionRegistry {
     /// A revocation of `userId`'s tokens issued at or before `instant`: closes its
-    /// connections of such tokens with 4101, and those that open in the next minute.
-    func revoke(user userId: String, issuedUpTo instant: Date) {
+    /// connections of such tokens with 4101 (and `reason`, if given), and those that open
+    /// in the next minute.
+    func revoke(user userId: String, issuedUpTo instant: Date, reason: String? = nil) {
         let now = ContinuousClock.now
         let targets = state.withLock { state in
             state.revoked = state.revoked.filter { now - $0.value.seen < Self.revocationMemory }
@@ -115,7 +116,7 @@ extension ConnectionRegistry {
             state.revoked[userId] = (latest, now)
             return state.connections.values.filter { $0.identity.userId == userId && $0.identity.issuedAt <= instant }
         }
-        for connection in targets { connection.requestClose(.forbidden, reason: Self.revokedReason) }
+        for connection in targets { connection.requestClose(.forbidden, reason: reason ?? Self.revokedReason) }
     }
 }
 

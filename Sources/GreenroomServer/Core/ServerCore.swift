@@ -77,8 +77,8 @@ final class ServerCore: Sendable {
         let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         let connections = ConnectionRegistry()
         hub.watch(type: TokenRevocation.eventType) { event in
-            guard let (userId, notBefore) = TokenRevocation.revocation(in: event) else { return }
-            connections.revoke(user: userId, issuedUpTo: notBefore)
+            guard let (userId, notBefore, reason) = TokenRevocation.revocation(in: event) else { return }
+            connections.revoke(user: userId, issuedUpTo: notBefore, reason: reason)
         }
         self.connections = connections
         let rateLimiter = RateLimiter(configuration.rateLimits, perConnection: configuration.connectionRateLimits.over(configuration.rateLimits))

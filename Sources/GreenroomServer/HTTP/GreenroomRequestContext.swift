@@ -48,7 +48,8 @@ struct HTTPGreenroomError: HTTPResponseError {
     var status: HTTPResponse.Status {
         switch error.errorCode {
         case .notAuthenticated, .invalidToken, .tokenExpired, .tokenRevoked: .unauthorized
-        case .permissionDenied, .notChannelMember, .operatorRequired, .notMessageSender, .userMuted, .channelFrozen: .forbidden
+        case .permissionDenied, .notChannelMember, .operatorRequired, .notMessageSender, .userMuted, .channelFrozen,
+             .userBanned, .bannedFromChannel, .userBlocked: .forbidden
         case .notFound, .liveEventIdNotFound, .unknownOperation, .messageNotFound, .invitationNotFound, .meetingNotFound: .notFound
         case .alreadyExists, .actionNotAllowedInCurrentState, .channelMemberLimitReached: .conflict
         case .payloadTooLarge: .contentTooLarge

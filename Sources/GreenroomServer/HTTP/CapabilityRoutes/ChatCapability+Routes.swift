@@ -57,10 +57,11 @@ extension ChatCapability: CapabilityRoutes {
             return try jsonResponse(try await chat.markDelivered(args, by: identity.userId))
         }
         addAdminRoutes(routes)
+        addModerationRoutes(routes)
     }
 
     /// The request's body as a JSON object. - Throws: `invalidParameterValue` otherwise.
-    private static func object(_ request: Request, _ context: GreenroomRequestContext) async throws -> [String: RawJSON] {
+    static func object(_ request: Request, _ context: GreenroomRequestContext) async throws -> [String: RawJSON] {
         guard let object = try await request.decode(as: RawJSON.self, context: context).dictionaryValue else {
             throw GreenroomError(.invalidParameterValue, "the body must be a JSON object")
         }

@@ -3,7 +3,8 @@ import GreenroomProtocol
 import Hummingbird
 
 extension UsersCapability: CapabilityRoutes {
-    /// `/v1/users`: the app's backend creates, lists, reads, changes and deletes users (API key).
+    /// `/v1/users`: the app's backend creates, lists, reads, changes, bans and deletes
+    /// users (API key).
     func addRoutes(_ routes: RestRoutes) {
         let group = routes.group("/v1/users", for: .backend)
         let users = service
@@ -37,6 +38,17 @@ extension UsersCapability: CapabilityRoutes {
             case let other?: throw GreenroomError(.invalidParameterValue, "messages must be keep or erase, not \(other)")
             }
             try await users.delete(try context.pathParameter("id"), eraseMessages: erase)
+            return Response(status: .noContent)
+        }
+        group.post(":id/ban") { request, context in
+            let args = try await request.decode(as: UserBanArgs.self, context: context)
+            return try jsonResponse(try await users.ban(try context.pathParameter("id"), args), status: .created)
+        }
+        group.get(":id/ban") { _, context in
+            try jsonResponse(try await users.ban(of: try context.pathParameter("id")))
+        }
+        group.delete(":id/ban") { _, context in
+            try await users.unban(try context.pathParameter("id"))
             return Response(status: .noContent)
         }
         group.post(":id/revoke-tokens") { request, context in

@@ -166,6 +166,16 @@ extension ConsolePage {
           },
         });
       },
+      reports() {
+        return pagedList('reports', {
+          search: null,
+          load: (_, cursor) => api('GET', '/v1/moderation/reports' + q({ state: 'open', limit: 20, cursor })),
+          columns: ['Reported', 'About', 'User', 'Reason', 'By', ''],
+          row: (report) => el('tr', { 'data-report': report.id }, el('td', {}, report.createdAt), el('td', {}, report.kind),
+            el('td', {}, report.userId), el('td', { class: 'reason' }, report.reason || ''), el('td', {}, report.reporterId),
+            el('td', {}, el('button', { type: 'button', class: 'review', onclick: () => act('Opening ' + report.id, () => openReport(report.id)) }, 'Review'))),
+        });
+      },
       async connections() {
         $('view').replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
         await act('Loading', async () => {
@@ -203,6 +213,42 @@ extension ConsolePage {
             await openChannel(id);
           })) }, 'Delete'))))),
         el('button', { type: 'button', onclick: () => views.channels() }, 'Back to channels'));
+    }
+
+    /// A report with its message in context and the moderator's choices.
+    async function openReport(id) {
+      const detail = await api('GET', '/v1/moderation/reports/' + encodeURIComponent(id));
+      const report = detail.report;
+      const seconds = el('input', { id: 'report-seconds', type: 'number', min: 1, placeholder: 'until lifted', size: 10 });
+      const note = el('input', { id: 'report-note', placeholder: 'note (also the ban\'s reason)', size: 30 });
+      const resolve = (action, label) => el('button', { type: 'button', 'data-action': action, onclick: confirmThen(label + '?', () => act(label, async () => {
+        const body = { action };
+        if (seconds.value) body.seconds = Number(seconds.value);
+        if (note.value.trim()) body.note = note.value.trim();
+        await api('POST', '/v1/moderation/reports/' + encodeURIComponent(id) + '/resolve', body);
+        await views.reports();
+      })) }, label);
+      const messages = detail.context.slice();
+      if (detail.message) {
+        const at = messages.findIndex((m) => m.sequence > detail.message.sequence);
+        messages.splice(at < 0 ? messages.length : at, 0, detail.message);
+      }
+      const actions = report.kind === 'message'
+        ? [resolve('dismiss', 'Dismiss'), resolve('deleteMessage', 'Delete the message'), resolve('muteInChannel', 'Mute ' + report.userId),
+           resolve('banFromChannel', 'Ban ' + report.userId + ' from the channel'), resolve('banFromApp', 'Ban ' + report.userId + ' from the app')]
+        : [resolve('dismiss', 'Dismiss'), resolve('banFromApp', 'Ban ' + report.userId + ' from the app')];
+      $('view').replaceChildren(
+        el('h2', {}, 'Report ', el('code', {}, report.id)),
+        el('p', {}, report.reporterId, ' reported ', report.kind === 'message' ? 'a message of ' : 'the user ', el('strong', {}, report.userId),
+          report.channelId ? [' in ', el('code', {}, report.channelId)] : '', ' at ', report.createdAt, report.reason ? [': “', report.reason, '”'] : '.'),
+        report.kind === 'message'
+          ? (detail.message ? table(['#', 'Sender', 'Text', 'Sent'], messages.map((m) => el('tr', {
+              'data-message': m.id, class: (m.id === report.messageId ? 'reported ' : '') + (m.deletedAt ? 'deleted' : '') },
+              el('td', {}, m.sequence), el('td', {}, m.senderId), el('td', { class: 'text' }, m.deletedAt ? '(deleted)' : m.text), el('td', {}, m.createdAt))))
+            : el('p', { class: 'muted' }, 'The message or its channel is gone.'))
+          : '',
+        el('form', { id: 'report-actions', onsubmit: (event) => event.preventDefault() }, el('label', {}, 'Seconds ', seconds), note, actions),
+        el('button', { type: 'button', onclick: () => views.reports() }, 'Back to reports'));
     }
 
     async function thumbnail(url) {
@@ -270,7 +316,7 @@ extension ConsolePage {
     $('signout').addEventListener('click', () => signOut(''));
     for (const button of document.querySelectorAll('#tabs button')) button.addEventListener('click', () => show(button.dataset.view));
 
-    window.console_ = { show, openChannel, autoConfirm: false, signedIn: () => !$('tabs').hidden };
+    window.console_ = { show, openChannel, openReport, autoConfirm: false, signedIn: () => !$('tabs').hidden };
     if (sessionStorage.getItem(keyName)) act('Signing in', async () => { await api('GET', '/v1/connections'); await signedIn(); });
     """#
 }

@@ -26,6 +26,7 @@ enum ConsolePage {
           .error { background: #fde8e8; color: #8a1c1c; padding: .5rem 1rem; margin: 0 0 1rem; display: none; }
           .muted { color: #6b7280; }
           .deleted { color: #9aa0a6; font-style: italic; }
+          tr.reported { background: #fff4d6; }
           img.thumb { width: 96px; height: 54px; object-fit: cover; background: #ddd; }
           #signin { background: #fff; padding: 1rem; max-width: 32rem; }
           #stream-log { background: #111; color: #cfe; padding: .5rem; min-height: 8rem; max-height: 24rem; overflow: auto; }
@@ -37,6 +38,7 @@ enum ConsolePage {
           <nav id="tabs" hidden>
             <button data-view="users">Users</button>
             <button data-view="channels">Channels</button>
+            <button data-view="reports">Reports</button>
             <button data-view="live">Live events</button>
             <button data-view="meetings">Meetings</button>
             <button data-view="videos">Videos</button>
