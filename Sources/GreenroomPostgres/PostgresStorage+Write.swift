@@ -124,4 +124,17 @@ extension PostgresStorage {
     public func countRecords(_ query: RecordQuery) async throws -> Int {
         try await fetch(Self.countQuery(query)).first?.decode(Int.self) ?? 0
     }
+
+    /// The committed text records holding every term, through the GIN index of their
+    /// words (`records_text`); relevance is `ts_rank`.
+    public func searchTexts(_ search: TextSearch) async throws -> [Record] {
+        guard !search.terms.isEmpty else { return [] }
+        let filters = TextSearchSQL(search)
+        // The terms are letters and digits only (TextSearch.words), so they need no quoting.
+        let terms = search.terms.joined(separator: " & ")
+        let sql = "SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM records r, to_tsquery('simple', ?) AS q "
+            + "WHERE r.kind = '\(TextSearch.kind)' AND to_tsvector('simple', r.data) @@ q AND " + filters.condition
+            + TextSearchSQL.ordering(search, rank: "ts_rank(to_tsvector('simple', r.data), q) DESC")
+        return try await fetch(Self.query(TextSearchSQL.numbered(sql) { "$\($0)" }, [.text(terms)] + filters.binds)).map(Self.decodeRecord)
+    }
 }

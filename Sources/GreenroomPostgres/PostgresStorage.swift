@@ -104,6 +104,10 @@ public final class PostgresStorage: GreenroomStorage {
         [
             "UPDATE records SET tag = 'deleted' WHERE kind = 'message' AND (data::jsonb -> 'message' ->> 'deletedAt') IS NOT NULL",
         ],
+        // Full-text search over the text records (TextSearch), indexed as they are written.
+        [
+            "CREATE INDEX records_text ON records USING GIN (to_tsvector('simple', data)) WHERE kind = 'text'",
+        ],
     ]
 
     /// The schema version this code writes.

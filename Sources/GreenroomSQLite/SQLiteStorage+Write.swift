@@ -38,8 +38,10 @@ extension SQLiteStorage {
                       sort: Int64(sort), tag: try row.string("tag"), data: try row.string("data"))
     }
 
-    package static func binds(_ sql: RecordSQL) -> [SQLValue] {
-        sql.binds.map { bind in
+    package static func binds(_ sql: RecordSQL) -> [SQLValue] { binds(sql.binds) }
+
+    package static func binds(_ binds: [RecordSQL.Bind]) -> [SQLValue] {
+        binds.map { bind in
             switch bind {
             case .text(let text): .text(text)
             case .integer(let value): .integer(Int(value))
@@ -77,6 +79,20 @@ extension SQLiteStorage {
     /// How many committed records match `query`.
     public func countRecords(_ query: RecordQuery) async throws -> Int {
         try await read { try Self.countRecords(query, on: $0) }
+    }
+
+    /// The committed text records holding every term, through the FTS5 index (`texts`);
+    /// relevance is FTS5's BM25 rank.
+    public func searchTexts(_ search: TextSearch) async throws -> [Record] {
+        guard !search.terms.isEmpty else { return [] }
+        let filters = TextSearchSQL(search)
+        // Each term quoted: they are letters and digits only (TextSearch.words).
+        let match = search.terms.map { "\"\($0)\"" }.joined(separator: " ")
+        let sql = "SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM texts JOIN text_rows t ON t.n = texts.rowid "
+            + "JOIN records r ON r.kind = '\(TextSearch.kind)' AND r.scope = t.scope AND r.id = t.id "
+            + "WHERE texts MATCH ? AND " + filters.condition + TextSearchSQL.ordering(search, rank: "texts.rank")
+        let binds: [SQLValue] = [.text(match)] + Self.binds(filters.binds)
+        return try await read { try $0.query(sql, binds).map(Self.decodeRecord) }
     }
 }
 

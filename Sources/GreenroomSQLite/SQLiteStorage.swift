@@ -140,6 +140,31 @@ public final class SQLiteStorage: GreenroomStorage {
         [
             "UPDATE records SET tag = 'deleted' WHERE kind = 'message' AND json_extract(data, '$.message.deletedAt') IS NOT NULL",
         ],
+        // 8: full-text search over the text records (TextSearch): an FTS5 index that keeps
+        // no copy of the text, kept by triggers on the records in the writing transaction.
+        // `text_rows` gives each indexed record the integer row id FTS5 needs.
+        [
+            "CREATE TABLE text_rows (n INTEGER PRIMARY KEY, scope TEXT NOT NULL, id TEXT NOT NULL, UNIQUE (scope, id))",
+            "CREATE VIRTUAL TABLE texts USING fts5(text, content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')",
+            """
+            CREATE TRIGGER records_text_insert AFTER INSERT ON records WHEN new.kind = '\(TextSearch.kind)' BEGIN
+                INSERT INTO text_rows (scope, id) VALUES (new.scope, new.id);
+                INSERT INTO texts (rowid, text) VALUES (last_insert_rowid(), new.data);
+            END
+            """,
+            """
+            CREATE TRIGGER records_text_update AFTER UPDATE OF data ON records WHEN new.kind = '\(TextSearch.kind)' BEGIN
+                DELETE FROM texts WHERE rowid = (SELECT n FROM text_rows WHERE scope = new.scope AND id = new.id);
+                INSERT INTO texts (rowid, text) SELECT n, new.data FROM text_rows WHERE scope = new.scope AND id = new.id;
+            END
+            """,
+            """
+            CREATE TRIGGER records_text_delete AFTER DELETE ON records WHEN old.kind = '\(TextSearch.kind)' BEGIN
+                DELETE FROM texts WHERE rowid = (SELECT n FROM text_rows WHERE scope = old.scope AND id = old.id);
+                DELETE FROM text_rows WHERE scope = old.scope AND id = old.id;
+            END
+            """,
+        ],
     ]
 
     /// The schema version this code writes.

@@ -99,6 +99,9 @@ public protocol GreenroomStorage: RecordReading, PresenceReading {
     /// A page of a stream's entries by join time (then client id): at most `limit`, after
     /// the entry that joined at `after.joinedAt` with `after.clientId`.
     func presence(stream: String, after: PresencePosition?, limit: Int) async throws -> [PresenceEntry]
+    /// The indexed text records (``TextSearch/kind``) that hold every term of `search`,
+    /// committed, in its order.
+    func searchTexts(_ search: TextSearch) async throws -> [Record]
 }
 
 extension GreenroomStorage {

@@ -171,6 +171,9 @@ extension ChatCapability {
         router.on(ChatOperation.listMessages) { (caller, args: MessageListArgs) -> Page<ChatMessage> in
             try await chat.listMessages(args, by: caller.identity.userId)
         }
+        router.on(ChatOperation.searchMessages) { (caller, args: MessageSearchQuery) -> Page<ChatMessage> in
+            try await chat.searchMessages(args, by: caller.userId)
+        }
         router.on(ChatOperation.addReaction) { (caller, args: ReactionArgs) -> ChatMessage in
             try await chat.addReaction(args, by: caller.identity.userId)
         }

@@ -167,6 +167,7 @@ extension ChatService {
             let members = try await Self.allMembers(transaction, id)
             for member in members { try await Self.removeMember(transaction, member) }
             try await transaction.deleteRecords(kind: MessageRecord.recordKind, scope: id.rawValue)
+            try await transaction.deleteRecords(kind: TextSearch.kind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: MessageKeyRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: MentionRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: PinRecord.recordKind, scope: id.rawValue)

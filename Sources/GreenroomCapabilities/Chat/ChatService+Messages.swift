@@ -58,6 +58,7 @@ extension ChatService {
                 try await transaction.save(QuoteRecord(channelId: id, quotedId: quoted.id, quotingId: message.id))
             }
             try await transaction.save(MessageRecord(message: message))
+            try await Self.index(message, in: transaction)
             var thread: ChatThread?
             if var threadParent = parent {
                 // A reply counts in its thread, not in the channel's activity or reads.
@@ -122,6 +123,7 @@ extension ChatService {
     private func changeMessage(_ ref: MessageRef, by userId: String?, _ body: @escaping @Sendable (inout ChatMessage) throws -> Void) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageUpdated, then: { transaction, edited in
             try await Self.refreshQuotes(of: edited, transaction)
+            try await Self.index(edited, in: transaction)
             return nil
         }) { message, _ in
             guard userId == nil || message.senderId == userId else {
@@ -140,6 +142,7 @@ extension ChatService {
     package func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
         try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
             try await Self.redact(deleted, in: transaction)
+            try await Self.index(deleted, in: transaction)
             return try await Self.forgetDeleted([deleted], in: deleted.channelId, transaction)[deleted.threadParentId ?? ""]
         }) { message, member in
             guard userId == nil || message.senderId == userId || member?.isOperator == true else {

@@ -53,6 +53,7 @@ extension ChatService {
                     empty(&record.message)
                     record.message.updatedAt = record.message.deletedAt ?? Date.wireNow
                     try await transaction.save(record)
+                    try await index(record.message, in: transaction)
                     deleted.append(record.message)
                 }
                 guard page.count == query.limit, let last = page.last else { break }

@@ -166,3 +166,36 @@ public final class MemoryDatabase: Sendable {
         }
     }
 }
+
+extension MemoryStorage {
+    /// The committed text records holding every term, by scanning them.
+    public func searchTexts(_ search: TextSearch) async throws -> [Record] {
+        database.read { state in
+            let scopes = state.records[TextSearch.kind] ?? [:]
+            let via: Set<String>? = search.viaKind.map { kind in
+                let linked = state.records[kind]?[search.viaScope]?.values.filter { search.viaTags?.contains($0.tag) ?? true }
+                return Set((linked ?? []).map(\.id))
+            }
+            var found: [(record: Record, score: Int)] = []
+            for (scope, records) in scopes {
+                if let only = search.scope, only != scope { continue }
+                if let via, !via.contains(scope) { continue }
+                for record in records.values {
+                    if let tag = search.tag, record.tag != tag { continue }
+                    if let from = search.sortFrom, record.sort < from { continue }
+                    if let below = search.sortBelow, record.sort >= below { continue }
+                    if search.order == .newest, let after = search.after,
+                       !(record.sort < after.sort || (record.sort == after.sort && MemoryState.before(record.id, after.id))) { continue }
+                    if let score = search.score(record.data) { found.append((record, score)) }
+                }
+            }
+            let latestFirst: ((record: Record, score: Int), (record: Record, score: Int)) -> Bool = { a, b in
+                a.record.sort != b.record.sort ? a.record.sort > b.record.sort : MemoryState.before(b.record.id, a.record.id)
+            }
+            let ordered = search.order == .relevance
+                ? found.sorted { $0.score != $1.score ? $0.score > $1.score : latestFirst($0, $1) }.dropFirst(max(0, search.offset))
+                : found.sorted(by: latestFirst).dropFirst(0)
+            return ordered.prefix(max(0, search.limit)).map(\.record)
+        }
+    }
+}
