@@ -135,6 +135,6 @@ extension PostgresStorage {
         let sql = "SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM records r, to_tsquery('simple', ?) AS q "
             + "WHERE r.kind = '\(TextSearch.kind)' AND to_tsvector('simple', r.data) @@ q AND " + filters.condition
             + TextSearchSQL.ordering(search, rank: "ts_rank(to_tsvector('simple', r.data), q) DESC")
-        return try await fetch(Self.query(TextSearchSQL.numbered(sql) { "$\($0)" }, [.text(terms)] + filters.binds)).map(Self.decodeRecord)
+        return try await fetch(Self.query(RecordSQL.numbered(sql) { "$\($0)" }, [.text(terms)] + filters.binds)).map(Self.decodeRecord)
     }
 }

@@ -302,7 +302,11 @@ package struct RecordSQL {
     }
 
     /// Replaces each `?` with the backend's placeholder.
-    private func numbered(_ sql: String) -> String {
+    private func numbered(_ sql: String) -> String { Self.numbered(sql, placeholder) }
+
+    /// Replaces each `?` of `sql` with the backend's placeholder for its position (the
+    /// first is 1).
+    package static func numbered(_ sql: String, _ placeholder: (Int) -> String) -> String {
         var result = ""
         var index = 0
         for character in sql {

@@ -72,7 +72,7 @@ public struct TextSearch: Sendable, Hashable {
 }
 
 /// The SQL of a text search, shared by the backends: the filters on the indexed record
-/// (`r`), with `?` placeholders numbered by `placeholder` as ``RecordSQL`` does.
+/// (`r`), with `?` placeholders numbered by ``RecordSQL/numbered(_:_:)``.
 package struct TextSearchSQL {
     package var clauses: [String] = []
     package var binds: [RecordSQL.Bind] = []
@@ -112,20 +112,5 @@ package struct TextSearchSQL {
         let order = search.order == .relevance ? "\(rank), r.sort DESC, r.id DESC" : "r.sort DESC, r.id DESC"
         let offset = search.order == .relevance ? " OFFSET \(max(0, search.offset))" : ""
         return " ORDER BY \(order) LIMIT \(max(0, search.limit))" + offset
-    }
-
-    /// Replaces each `?` of `sql` with the backend's placeholder, counting from `start`.
-    package static func numbered(_ sql: String, from start: Int = 0, _ placeholder: (Int) -> String) -> String {
-        var result = ""
-        var index = start
-        for character in sql {
-            if character == "?" {
-                index += 1
-                result += placeholder(index)
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 }

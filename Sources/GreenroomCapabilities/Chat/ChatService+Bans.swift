@@ -25,12 +25,8 @@ extension ChatService {
     /// (and stops reading the channel), and the channel hears `member.banned`. Operators
     /// only; the app's backend (`userId` `nil`) always. Banning again replaces the ban.
     package func ban(_ args: BanArgs, by userId: String?) async throws -> ChannelBan {
-        if let seconds = args.seconds, !(1...Limits.maxMuteSeconds).contains(seconds) {
-            throw GreenroomError(.invalidParameterValue, "seconds must be 1–\(Limits.maxMuteSeconds), or none to ban until unbanned")
-        }
-        if let reason = args.reason, reason.count > Limits.maxReasonLength {
-            throw GreenroomError(.invalidParameterValue, "reason must be at most \(Limits.maxReasonLength) characters")
-        }
+        try ModerationChecks.duration(args.seconds, untilLifted: "unbanned")
+        try ModerationChecks.reason(args.reason)
         guard Limits.isValidId(args.userId) else { throw GreenroomError(.invalidParameterValue, "userId is not a valid user id") }
         if args.userId == userId { throw GreenroomError(.invalidParameterValue, "an operator cannot ban itself") }
         let id = args.channelId

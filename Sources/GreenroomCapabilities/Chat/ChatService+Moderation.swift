@@ -47,9 +47,7 @@ extension ChatService {
     /// Mutes a joined member who is not an operator, for `seconds` or until unmuted, and
     /// tells the channel (`member.muted`). Operators only; the app's backend (`nil`) always.
     package func mute(_ args: MuteArgs, by userId: String?) async throws -> ChatChannelMember {
-        if let seconds = args.seconds, !(1...Limits.maxMuteSeconds).contains(seconds) {
-            throw GreenroomError(.invalidParameterValue, "seconds must be 1–\(Limits.maxMuteSeconds), or none to mute until unmuted")
-        }
+        try ModerationChecks.duration(args.seconds, untilLifted: "unmuted")
         return try await setMute(args.channelId, args.userId, by: userId) { now in
             args.seconds.map { now.addingTimeInterval(TimeInterval($0)) } ?? .distantFuture
         }

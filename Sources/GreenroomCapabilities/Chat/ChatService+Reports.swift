@@ -18,7 +18,7 @@ package enum ReportEventType {
 extension ChatService {
     /// Reports another member's message. Members only.
     package func reportMessage(_ args: ReportMessageArgs, by reporter: String) async throws -> Report {
-        try Self.checkReason(args.reason)
+        try ModerationChecks.reason(args.reason)
         let id = args.channelId
         return try await events.transact { transaction in
             _ = try await Self.channel(transaction, id)
@@ -36,7 +36,7 @@ extension ChatService {
 
     /// Reports a user.
     package func reportUser(_ args: ReportUserArgs, by reporter: String) async throws -> Report {
-        try Self.checkReason(args.reason)
+        try ModerationChecks.reason(args.reason)
         guard args.userId != reporter else { throw GreenroomError(.invalidParameterValue, "a user cannot report itself") }
         try await requireUsers([args.userId])
         return try await events.transact { transaction in
@@ -48,12 +48,6 @@ extension ChatService {
     /// What a report is about, so that reporting it again finds the open report.
     static func reportKey(_ report: Report) -> String {
         [report.kind.rawValue, report.userId, report.channelId?.rawValue ?? "", report.messageId ?? ""].joined(separator: "|")
-    }
-
-    private static func checkReason(_ reason: String?) throws {
-        if let reason, reason.count > Limits.maxReasonLength {
-            throw GreenroomError(.invalidParameterValue, "reason must be at most \(Limits.maxReasonLength) characters")
-        }
     }
 
     /// Stores a new report (or returns the reporter's open report of the same thing) and
@@ -123,7 +117,7 @@ extension ChatService {
     /// marks the report resolved and announces `report.resolved`. - Throws:
     /// `invalidParameterValue` for a resolved report or an action that does not fit it.
     package func resolveReport(_ id: String, _ args: ReportResolveArgs) async throws -> Report {
-        try Self.checkReason(args.note)
+        try ModerationChecks.reason(args.note, named: "note")
         guard var report = try await storage.load(ReportRecord.self, id: id)?.report else {
             throw GreenroomError(.notFound, "no report with id \(id)")
         }

@@ -11,12 +11,8 @@ package enum UserBans {
     /// Bans `userId` in `transaction`. - Throws: `invalidParameterValue` for a duration
     /// or reason out of range.
     package static func ban(_ userId: String, _ args: UserBanArgs, in transaction: any StorageTransaction) async throws -> UserBan {
-        if let seconds = args.seconds, !(1...Limits.maxMuteSeconds).contains(seconds) {
-            throw GreenroomError(.invalidParameterValue, "seconds must be 1–\(Limits.maxMuteSeconds), or none to ban until lifted")
-        }
-        if let reason = args.reason, reason.count > Limits.maxReasonLength {
-            throw GreenroomError(.invalidParameterValue, "reason must be at most \(Limits.maxReasonLength) characters")
-        }
+        try ModerationChecks.duration(args.seconds, untilLifted: "lifted")
+        try ModerationChecks.reason(args.reason)
         let now = Date.wireNow
         let ban = UserBan(userId: userId, reason: args.reason, createdAt: now,
                           expiresAt: args.seconds.map { now.addingTimeInterval(TimeInterval($0)) })

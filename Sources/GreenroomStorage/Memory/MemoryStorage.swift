@@ -192,10 +192,9 @@ extension MemoryStorage {
             let latestFirst: ((record: Record, score: Int), (record: Record, score: Int)) -> Bool = { a, b in
                 a.record.sort != b.record.sort ? a.record.sort > b.record.sort : MemoryState.before(b.record.id, a.record.id)
             }
-            let ordered = search.order == .relevance
-                ? found.sorted { $0.score != $1.score ? $0.score > $1.score : latestFirst($0, $1) }.dropFirst(max(0, search.offset))
-                : found.sorted(by: latestFirst).dropFirst(0)
-            return ordered.prefix(max(0, search.limit)).map(\.record)
+            guard search.order == .relevance else { return found.sorted(by: latestFirst).prefix(max(0, search.limit)).map(\.record) }
+            let ranked = found.sorted { $0.score != $1.score ? $0.score > $1.score : latestFirst($0, $1) }
+            return ranked.dropFirst(max(0, search.offset)).prefix(max(0, search.limit)).map(\.record)
         }
     }
 }

@@ -15,8 +15,7 @@ extension ChatCapability {
             return try jsonResponse(try await chat.ban(args, by: nil), status: .created)
         }
         group.get(":id/bans") { request, context in
-            let args = ChannelPageArgs(channelId: ChannelId(try context.pathParameter("id")),
-                                       limit: try request.integerQuery("limit"), cursor: request.uri.queryParameters["cursor"].map(String.init))
+            let args = try Self.channelPage(request, context)
             return try jsonResponse(try await chat.bannedMembers(args, by: nil))
         }
         group.delete(":id/bans/:userId") { _, context in
@@ -30,8 +29,7 @@ extension ChatCapability {
             return try jsonResponse(try await chat.mute(args, by: nil), status: .created)
         }
         group.get(":id/mutes") { request, context in
-            let args = ChannelPageArgs(channelId: ChannelId(try context.pathParameter("id")),
-                                       limit: try request.integerQuery("limit"), cursor: request.uri.queryParameters["cursor"].map(String.init))
+            let args = try Self.channelPage(request, context)
             return try jsonResponse(try await chat.mutedMembers(args, by: nil))
         }
         group.delete(":id/mutes/:userId") { _, context in
@@ -71,5 +69,11 @@ extension ChatCapability {
         blocklist.put { request, context in
             try jsonResponse(try await chat.setBlocklist(try await request.decode(as: Blocklist.self, context: context)))
         }
+    }
+
+    /// The channel of the path and the page of the query (`limit`, `cursor`).
+    private static func channelPage(_ request: Request, _ context: GreenroomRequestContext) throws -> ChannelPageArgs {
+        ChannelPageArgs(channelId: ChannelId(try context.pathParameter("id")),
+                        limit: try request.integerQuery("limit"), cursor: request.uri.queryParameters["cursor"].map(String.init))
     }
 }
