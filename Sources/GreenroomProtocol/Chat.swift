@@ -204,6 +204,9 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     /// On a thread's parent: the latest repliers, the latest first (at most
     /// ``Limits/maxLatestRepliers``).
     public var latestReplierIds: [String]?
+    /// The files it carries (images with their size and thumbnail), in the order sent;
+    /// `nil` when none, and once deleted (the files are removed).
+    public var attachments: [ChatAttachment]?
 
     /// Makes a message.
     public init(id: String, channelId: ChannelId, senderId: String, text: String, extraData: [String: RawJSON] = [:],

@@ -241,10 +241,14 @@ public struct MessageSendArgs: Codable, Sendable, Hashable {
     /// A message of the channel to reply to in its thread (not deleted, and not a reply
     /// itself).
     public var threadParentId: String?
+    /// Files the sender uploaded for this channel (`POST /v1/files`, complete, not yet
+    /// sent), at most ``Limits/maxAttachments``; the message may have empty text then.
+    public var attachmentIds: [String]?
 
     /// Makes the arguments.
     public init(channelId: ChannelId, text: String, extraData: [String: RawJSON]? = nil, idempotencyKey: String? = nil,
-                mentionedUserIds: [String]? = nil, parentMessageId: String? = nil, threadParentId: String? = nil) {
+                mentionedUserIds: [String]? = nil, parentMessageId: String? = nil, threadParentId: String? = nil,
+                attachmentIds: [String]? = nil) {
         self.channelId = channelId
         self.text = text
         self.extraData = extraData
@@ -252,6 +256,7 @@ public struct MessageSendArgs: Codable, Sendable, Hashable {
         self.mentionedUserIds = mentionedUserIds
         self.parentMessageId = parentMessageId
         self.threadParentId = threadParentId
+        self.attachmentIds = attachmentIds
     }
 }
 

@@ -136,6 +136,9 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
     case userBlocked = 2700111
     /// The text holds a word of the app's blocklist, whose action is to refuse.
     case messageBlocked = 2700112
+    /// The server does not take files of this MIME type (`GREENROOM_FILE_TYPES`), or the
+    /// file is not the image it was declared to be.
+    case fileTypeNotAllowed = 2700113
     // 29001xx: stage meetings
     /// The caller has not joined the meeting.
     case meetingNotJoined = 2900100
@@ -202,6 +205,7 @@ public enum ErrorCode: Int, CaseIterable, Sendable {
         case .bannedFromChannel: "bannedFromChannel"
         case .userBlocked: "userBlocked"
         case .messageBlocked: "messageBlocked"
+        case .fileTypeNotAllowed: "fileTypeNotAllowed"
         case .meetingNotJoined: "meetingNotJoined"
         case .modeUnchanged: "modeUnchanged"
         case .mediaNotAllowedInMode: "mediaNotAllowedInMode"

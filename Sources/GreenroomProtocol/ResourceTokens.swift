@@ -11,8 +11,8 @@ public enum ResourceTokenOperation {
 
 /// The arguments of `token.resource`.
 public struct ResourceTokenArgs: Codable, Sendable, Hashable {
-    /// The path the token is good under: a video's files (`/v1/videos/ID/`) or a
-    /// livestream's (`/v1/livestreams/STREAM/`).
+    /// The path the token is good under: a video's files (`/v1/videos/ID/`), a
+    /// livestream's (`/v1/livestreams/STREAM/`) or a chat attachment's (`/v1/files/ID/`).
     public var scope: String
     /// How long it lives, in seconds: 60–43,200 (12 hours), 3,600 when not given; never
     /// past the session's own token.

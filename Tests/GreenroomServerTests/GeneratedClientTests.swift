@@ -73,8 +73,31 @@ struct GeneratedClientTests {
             let appended = try await client.appendUpload(path: .init(id: ticket.uploadId), headers: .init(Upload_hyphen_Offset: 0),
                                                          body: .binary(HTTPBody(bytes))).ok.body.json
             #expect(appended.offset == bytes.count)
-            let completed = try await client.completeUpload(path: .init(id: ticket.uploadId)).ok.body.json
+            let completed = try #require(try await client.completeUpload(path: .init(id: ticket.uploadId)).ok.body.json.value1)
             #expect(completed.id == ticket.video.id && completed.status != .uploading)
+
+            // An attachment through the same upload, sent with a message, read by a member.
+            let note = [UInt8]("the minutes".utf8)
+            let file = try await client.createFile(body: .json(.init(channelId: "gen.room", name: "minutes.txt", mimeType: "text/plain", size: note.count)))
+                .created.body.json
+            #expect(file.offset == 0 && !file.file.isUploaded && file.uploadId == file.file.id)
+            _ = try await client.appendUpload(path: .init(id: file.uploadId), headers: .init(Upload_hyphen_Offset: 0), body: .binary(HTTPBody(note))).ok
+            let uploaded = try #require(try await client.completeUpload(path: .init(id: file.uploadId)).ok.body.json.value2)
+            #expect(uploaded.isUploaded && uploaded._type == .file && uploaded.size == note.count)
+            let carrying = try await api.sendMessage(path: .init(id: "gen.room"), body: .json(.init(userId: "gen-alice", text: "", attachmentIds: [uploaded.id])))
+                .created.body.json
+            #expect(carrying.attachments?.map(\.id) == [uploaded.id])
+            let member = Client.greenroom(serverURL: server.url, credential: try await server.token("gen-bob"))
+            let body = try await member.getFileContent(path: .init(id: uploaded.id)).ok.body.any
+            #expect(try await [UInt8](collecting: body, upTo: 1 << 20) == note)
+            let outsider = Client.greenroom(serverURL: server.url, credential: try await server.token("gen-carol"))
+            switch try await outsider.getFile(path: .init(id: uploaded.id)) {
+            case .default(let status, let answer):
+                let name = try answer.body.json.error.name
+                #expect(status == 403 && name == "notChannelMember")
+            default:
+                Issue.record("a user outside the channel read its attachment")
+            }
 
             // A 404 reads as the documented error body.
             switch try await api.getChannel(path: .init(id: "gen.nothing")) {

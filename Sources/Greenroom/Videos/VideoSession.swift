@@ -178,20 +178,8 @@ public final class VideoSession: Sendable {
 
     /// Sends an authenticated request to the server; throws the server's error on failure.
     func request(_ method: String, _ path: String, query: [URLQueryItem] = [], body: Data? = nil, headers: [String: String] = [:]) async throws -> (Data, Int) {
-        guard let token = client.currentToken else { throw GreenroomError(.notConnected, "start the session first") }
-        var components = URLComponents(url: client.configuration.httpURL(path, on: client.configuration.serverURL), resolvingAgainstBaseURL: false)!
-        if !query.isEmpty { components.queryItems = query }
-        var request = URLRequest(url: components.url!)
-        request.httpMethod = method
-        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
-        if let body {
-            request.httpBody = body
-            if headers["Content-Type"] == nil { request.setValue("application/json", forHTTPHeaderField: "Content-Type") }
-        }
-        let (data, status) = try await HTTPTransport.data(for: request)
-        guard (200..<300).contains(status) else { throw HTTPTransport.failure(data, status: status, from: path) }
-        return (data, status)
+        guard client.currentToken != nil else { throw GreenroomError(.notConnected, "start the session first") }
+        return try await client.restRequest(method, path, query: query, body: body, headers: headers)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data) throws -> T {

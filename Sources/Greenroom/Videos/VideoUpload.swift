@@ -41,22 +41,6 @@ public final class VideoUpload: Sendable {
 }
 
 extension VideoSession {
-    /// The headers of a chunk's `PATCH`.
-    ///
-    /// On Linux each chunk goes on a connection of its own: URLSession there (libcurl)
-    /// silently resends a request whose reused connection died, but without its body, so
-    /// after a cut the server waits for a body that never comes and the upload stalls until
-    /// the request times out (60 s). On a fresh connection the cut is an error at once, and
-    /// the upload resumes from the offset the server holds. (Apple's URLSession does not
-    /// resend a `PATCH`, and manages the `Connection` header itself.)
-    static func chunkHeaders(offset: Int64) -> [String: String] {
-        var headers = ["Upload-Offset": String(offset), "Content-Type": "application/octet-stream"]
-        #if canImport(FoundationNetworking)
-        headers["Connection"] = "close"
-        #endif
-        return headers
-    }
-
     /// Uploads a file (`videos.create`) in chunks of `chunkSize` bytes; resumes by itself
     /// after a dropped connection (up to `maxAttempts` tries in a row without progress).
     public func upload(fileURL: URL, title: String? = nil, tags: [String] = [], extraData: [String: RawJSON] = [:],
@@ -68,41 +52,13 @@ extension VideoSession {
             let body = try WireCoding.encode(VideoCreateArgs(title: title, tags: tags, extraData: extraData, size: size))
             let ticket = try self.decode(VideoUploadTicket.self, try await self.request("POST", "/v1/videos", body: body).0)
             upload.setTicket(ticket)
-            let handle = try FileHandle(forReadingFrom: fileURL)
-            defer { try? handle.close() }
-            var offset = ticket.offset
-            var failures = 0
-            while offset < size {
-                try Task.checkCancellation()
-                do {
-                    try handle.seek(toOffset: UInt64(offset))
-                    let chunk = try handle.read(upToCount: chunkSize) ?? Data()
-                    let (data, _) = try await self.request("PATCH", "/v1/uploads/\(ticket.uploadId)", body: chunk,
-                                                           headers: Self.chunkHeaders(offset: offset))
-                    offset = Int64(try RawJSON(json: data)["offset"]?.numberValue ?? Double(offset + Int64(chunk.count)))
-                    failures = 0
-                } catch let error as GreenroomError where error.is(.rateLimited) && error.retryAfterMs != nil
-                    && self.client.configuration.retriesRateLimitedCommands {
-                    // Over the user's upload budget: the same chunk again after the wait.
-                    try await Task.sleep(for: .milliseconds(max(error.retryAfterMs ?? 1, 1)))
-                } catch let error as GreenroomError where !error.isTransient && !error.is(.alreadyExists) {
-                    throw error
-                } catch {
-                    failures += 1
-                    guard failures < maxAttempts else { throw error }
-                    try await Task.sleep(for: .milliseconds(100 * failures))
-                    // Ask where the server is, and go on from there.
-                    if let (data, _) = try? await self.request("GET", "/v1/uploads/\(ticket.uploadId)"),
-                       let held = try? RawJSON(json: data)["offset"]?.numberValue {
-                        offset = Int64(held)
-                    }
-                }
-                let fraction = size > 0 ? Double(offset) / Double(size) : 1
+            let id = ticket.video.id
+            let answer = try await self.client.sendUpload(ticket.uploadId, fileURL: fileURL, size: size, from: ticket.offset,
+                                                          chunkSize: chunkSize, maxAttempts: maxAttempts) { fraction in
                 upload.report(fraction)
-                let id = ticket.video.id
                 self.post(.GRVideoUploadProgress) { ["videoID": id, "progress": fraction] }
             }
-            let video = try self.decode(Video.self, try await self.request("POST", "/v1/uploads/\(ticket.uploadId)/complete").0)
+            let video = try self.decode(Video.self, answer)
             upload.report(1)
             self.post(.GRVideoUploadCompleted) { ["video": video] }
             return video

@@ -1,3 +1,4 @@
+import Foundation
 import GreenroomCore
 import GreenroomProtocol
 import GreenroomStorage
@@ -8,11 +9,20 @@ import ServiceLifecycle
 /// messages and reactions; a channel's stream (`channel:<id>`) is read by its members.
 package struct ChatCapability: Capability {
     package let service: ChatService
+    /// Attachments: their uploads, reading and sweeping.
+    package let files: ChatFiles
     private let logger: Logger
 
     package init(_ core: CapabilityContext) {
-        service = ChatService(storage: core.storage, events: core.events, memberLimit: core.configuration.channelMemberLimit,
-                              channelsPerUser: core.configuration.channelsPerUser, receiptBatchMembers: core.configuration.receiptBatchMembers)
+        let configuration = core.configuration
+        let directory = URL(fileURLWithPath: configuration.dataDirectory).appendingPathComponent("files", isDirectory: true)
+        service = ChatService(storage: core.storage, events: core.events, memberLimit: configuration.channelMemberLimit,
+                              channelsPerUser: configuration.channelsPerUser, receiptBatchMembers: configuration.receiptBatchMembers,
+                              fileDirectory: directory)
+        files = ChatFiles(storage: core.storage, events: core.events, directory: directory, maxBytes: configuration.fileMaxBytes,
+                          types: configuration.fileTypes, bytesPerUser: configuration.fileBytesPerUser,
+                          unsentPerUser: configuration.filePendingPerUser,
+                          tools: MediaTools.locate(ffprobe: configuration.ffprobePath, ffmpeg: configuration.ffmpegPath))
         logger = core.logger
         core.userDeletion.add { deletion, transaction in
             try await ChatService.forget(deletion, in: transaction)
@@ -24,7 +34,8 @@ package struct ChatCapability: Capability {
 
     /// Announces the receipts of big channels, batched, once a second.
     package var services: [any Service] {
-        [CountAnnouncer(what: "chat receipt", flush: { [service] in try await service.flushReceipts() }, logger: logger)]
+        [CountAnnouncer(what: "chat receipt", flush: { [service] in try await service.flushReceipts() }, logger: logger),
+         FileSweeper(files: files, logger: logger)]
     }
 
     /// A channel's joined members read its stream.

@@ -161,13 +161,14 @@ extension ChatService {
     /// retired, so that nothing of it can be read again, by anyone who creates a channel
     /// with the same id either.
     package func delete(_ id: ChannelId, by userId: String) async throws {
-        try await events.transact { transaction in
+        let files = try await events.transact { transaction in
             let record = try await Self.channel(transaction, id)
             try await Self.requireOperator(transaction, id, userId)
             let members = try await Self.allMembers(transaction, id)
             for member in members { try await Self.removeMember(transaction, member) }
             try await transaction.deleteRecords(kind: MessageRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: TextSearch.kind, scope: id.rawValue)
+            let files = try await ChatFiles.drop(filesOf: id, in: transaction)
             try await transaction.deleteRecords(kind: MessageKeyRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: MentionRecord.recordKind, scope: id.rawValue)
             try await transaction.deleteRecords(kind: PinRecord.recordKind, scope: id.rawValue)
@@ -193,7 +194,9 @@ extension ChatService {
             }
             _ = try await transaction.append(appends)
             try await transaction.retire(stream: id.stream)
+            return files
         }
+        removeFolders(files)
     }
 
     /// The members' ids, as many as fit in a name.

@@ -7,7 +7,8 @@ extension ChatService {
     /// Stores a member's message and puts `message.new` on the channel's stream, in one
     /// transaction; a resend with the same idempotency key returns the first message.
     package func send(_ args: MessageSendArgs, by sender: String) async throws -> ChatMessage {
-        try Self.checkText(args.text, extraData: args.extraData ?? [:])
+        let attachmentIds = try Self.checkAttachments(args.attachmentIds)
+        try Self.checkText(args.text, extraData: args.extraData ?? [:], attachments: attachmentIds.count)
         if let key = args.idempotencyKey, !(1...Limits.maxKeyLength).contains(key.count) {
             throw GreenroomError(.invalidParameterValue, "idempotencyKey must be 1–\(Limits.maxKeyLength) characters")
         }
@@ -54,6 +55,9 @@ extension ChatService {
             message.parentMessageId = quoted?.id
             message.quotedMessage = quoted
             message.threadParentId = parent?.message.id
+            if !attachmentIds.isEmpty {
+                message.attachments = try await ChatFiles.attach(attachmentIds, to: message.id, in: id, by: sender, transaction)
+            }
             if let quoted {
                 try await transaction.save(QuoteRecord(channelId: id, quotedId: quoted.id, quotingId: message.id))
             }
@@ -116,7 +120,7 @@ extension ChatService {
             if let text { message.text = text }
             for (key, value) in args.extraData ?? [:] { message.extraData[key] = value }
             for key in unset { message.extraData[key] = nil }
-            try Self.checkText(message.text, extraData: message.extraData)
+            try Self.checkText(message.text, extraData: message.extraData, attachments: message.attachments?.count ?? 0)
         }
     }
 
@@ -140,18 +144,25 @@ extension ChatService {
     /// edits and reactions) is emptied the same way, so its text and extra data are in no
     /// event a member can replay.
     package func deleteMessage(_ ref: MessageRef, by userId: String?) async throws -> ChatMessage {
-        try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
+        let carried = Locked<[ChatAttachment]>([])
+        let removed = Locked<[String]>([])
+        let deleted = try await mutateMessage(ref, by: userId, event: ChatEventType.messageDeleted, allowDeleted: true, then: { transaction, deleted in
             try await Self.redact(deleted, in: transaction)
             try await Self.index(deleted, in: transaction)
+            let files = try await ChatFiles.drop(filesOf: deleted, carried.value, in: transaction)
+            removed.withLock { $0 = files }
             return try await Self.forgetDeleted([deleted], in: deleted.channelId, transaction)[deleted.threadParentId ?? ""]
         }) { message, member in
             guard userId == nil || message.senderId == userId || member?.isOperator == true else {
                 throw GreenroomError(.notMessageSender, "only the sender or an operator may delete message \(message.id)")
             }
             guard message.deletedAt == nil else { return nil }
+            carried.withLock { $0 = message.attachments ?? [] }
             Self.empty(&message)
             return nil
         }
+        removeFolders(removed.value)
+        return deleted
     }
 
     /// Adds (or replaces) the caller's reaction of a type. Members only.
@@ -220,6 +231,7 @@ extension ChatService {
         message.pinnedAt = nil
         message.pinnedBy = nil
         message.quotedMessage = nil
+        message.attachments = nil
     }
 
     /// The mentioned user ids without repeats, in their order. - Throws:
@@ -302,14 +314,28 @@ extension ChatService {
         return limit
     }
 
-    package static func checkText(_ text: String, extraData: [String: RawJSON]) throws {
+    package static func checkText(_ text: String, extraData: [String: RawJSON], attachments: Int = 0) throws {
         guard text.count <= Limits.maxMessageTextLength else {
             throw GreenroomError(.payloadTooLarge, "text is \(text.count) characters; the limit is \(Limits.maxMessageTextLength)")
         }
-        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !extraData.isEmpty else {
-            throw GreenroomError(.invalidParameterValue, "a message needs text or extra data")
+        guard !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty || !extraData.isEmpty || attachments > 0 else {
+            throw GreenroomError(.invalidParameterValue, "a message needs text, extra data or attachments")
         }
         if let error = Limits.checkExtraData(extraData) { throw error }
+    }
+
+    /// The attachment ids without repeats, in their order. - Throws: `invalidParameterValue`
+    /// past ``Limits/maxAttachments`` or for an id that is not one.
+    package static func checkAttachments(_ ids: [String]?) throws -> [String] {
+        var seen = Set<String>()
+        let unique = (ids ?? []).filter { seen.insert($0).inserted }
+        guard unique.count <= Limits.maxAttachments else {
+            throw GreenroomError(.invalidParameterValue, "a message may carry at most \(Limits.maxAttachments) attachments")
+        }
+        guard unique.allSatisfy(Limits.isValidId) else {
+            throw GreenroomError(.invalidParameterValue, "attachmentIds holds an id that is not one")
+        }
+        return unique
     }
 
     package static func checkReaction(_ args: ReactionArgs) throws {

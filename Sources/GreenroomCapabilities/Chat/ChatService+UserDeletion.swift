@@ -50,7 +50,10 @@ extension ChatService {
             while true {
                 let page = try await transaction.list(MessageRecord.self, query)
                 for var record in page where record.message.senderId == userId && !record.message.isDeleted {
+                    let attachments = record.message.attachments ?? []
                     empty(&record.message)
+                    // The folders go with the sweep: this transaction is the user deletion's.
+                    _ = try await ChatFiles.drop(filesOf: record.message, attachments, in: transaction)
                     record.message.updatedAt = record.message.deletedAt ?? Date.wireNow
                     try await transaction.save(record)
                     try await index(record.message, in: transaction)

@@ -20,6 +20,14 @@ package struct ChatService: Sendable {
     package let receipts = ReceiptBatches()
     /// The app's blocklist, folded for matching.
     package let blocklists = BlocklistCache()
+    /// Where attachments' folders are (``ChatFiles``), so that a deletion removes them.
+    package var fileDirectory: URL?
+
+    /// Removes the folders of the files `ids`, whose records a committed change removed.
+    func removeFolders(_ ids: [String]) {
+        guard let fileDirectory else { return }
+        for id in ids where Limits.isValidId(id) { try? FileManager.default.removeItem(at: fileDirectory.appendingPathComponent(id, isDirectory: true)) }
+    }
 
     // MARK: Reading and checking
 

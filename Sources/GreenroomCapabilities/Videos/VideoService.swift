@@ -19,9 +19,8 @@ package struct VideoService: Sendable {
     package var maxPerUser = 1_000
     /// The most bytes one user's videos may take together.
     package var bytesPerUser: Int64 = 10 << 30
-    /// The uploads a request is appending to now: one request at a time per upload, so
-    /// that two at once cannot both pass the offset check and grow a file past its limit.
-    package let writing = Locked<Set<String>>([])
+    /// Appends the uploads' chunks, one request at a time per upload.
+    package var files = ResumableFiles()
 
     package func folder(_ id: String) -> URL { directory.appendingPathComponent(id, isDirectory: true) }
     package func original(_ id: String) -> URL { folder(id).appendingPathComponent("original") }
@@ -112,8 +111,7 @@ package struct VideoService: Sendable {
 
     /// How many bytes the server holds of an upload.
     package func offset(_ upload: VideoUploadRecord) -> Int64 {
-        let size = (try? FileManager.default.attributesOfItem(atPath: original(upload.videoId).path)[.size] as? NSNumber)?.int64Value
-        return size ?? 0
+        ResumableFiles.size(of: original(upload.videoId))
     }
 
     /// Appends a chunk streamed from the request to the file, after checking that the
@@ -121,26 +119,8 @@ package struct VideoService: Sendable {
     package func append<Body: AsyncSequence>(_ uploadId: String, at clientOffset: Int64, body: Body, identity: Identity) async throws -> Int64
     where Body.Element: Collection<UInt8> {
         let upload = try await upload(uploadId, identity: identity)
-        guard writing.withLock({ $0.insert(uploadId).inserted }) else {
-            throw GreenroomError(.alreadyExists, "another request is appending to this upload; ask for its offset when it is done")
-        }
-        defer { _ = writing.withLock { $0.remove(uploadId) } }
-        var offset = offset(upload)
-        let limit = min(maxBytes, upload.allowance ?? maxBytes)
-        guard clientOffset == offset else {
-            throw GreenroomError(.alreadyExists, "the server holds \(offset) bytes; send from there (Upload-Offset: \(offset))")
-        }
-        let handle = try FileHandle(forWritingTo: original(upload.videoId))
-        defer { try? handle.close() }
-        try handle.seekToEnd()
-        for try await chunk in body {
-            offset += Int64(chunk.count)
-            guard offset <= limit else {
-                throw GreenroomError(.payloadTooLarge, "the upload is over its limit of \(limit) bytes (its declared size, the size limit or what its owner's quota leaves)")
-            }
-            try handle.write(contentsOf: Data(chunk))
-        }
-        return offset
+        return try await files.append(uploadId, to: original(upload.videoId), at: clientOffset,
+                                      limit: min(maxBytes, upload.allowance ?? maxBytes), body: body)
     }
 
     /// Ends an upload: the video is `processing` and queued; `rateLimited` (the upload

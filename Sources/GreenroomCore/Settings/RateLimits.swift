@@ -14,7 +14,8 @@ package enum OperationClass: String, CaseIterable, Sendable {
     case presence
     /// Live media signalling (`media.*`): offers, answers, ICE candidates.
     case media
-    /// Video uploads over REST: creating a video, appending a chunk, completing an upload.
+    /// Uploads over REST: creating a video or a chat attachment, appending a chunk,
+    /// completing an upload.
     case uploads
 
     /// The last parts of the names of operations that only read.

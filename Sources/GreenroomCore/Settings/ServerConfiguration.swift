@@ -88,6 +88,20 @@ public struct ServerConfiguration: Sendable {
     /// upload declared); past it creating one is refused with `rateLimited`
     /// (`GREENROOM_VIDEO_BYTES_PER_USER`, default 10 GiB).
     public var videoBytesPerUser: Int64 = 10 << 30
+    /// The largest chat attachment, in bytes (`GREENROOM_FILE_MAX_BYTES`, default 25 MiB).
+    public var fileMaxBytes: Int64 = 25 << 20
+    /// The MIME types chat attachments may have, each exact or `type/*`
+    /// (`GREENROOM_FILE_TYPES`, comma-separated); an image type is taken only when ffmpeg
+    /// decodes the file as an image.
+    public var fileTypes: [String] = ["image/*", "video/*", "audio/*", "application/pdf", "text/plain", "application/zip"]
+    /// How many bytes one user's chat attachments may take together, each counted at its
+    /// declared size until uploaded; past it uploading one is refused with `rateLimited`
+    /// (`GREENROOM_FILE_BYTES_PER_USER`, default 1 GiB).
+    public var fileBytesPerUser: Int64 = 1 << 30
+    /// How many attachments one user may have uploaded (or be uploading) and not sent yet;
+    /// past it uploading one is refused with `rateLimited` (`GREENROOM_FILE_PENDING_PER_USER`,
+    /// default 20). One not sent within a day is removed.
+    public var filePendingPerUser: Int = 20
     /// How many WebSocket connections one user may hold on this node at once; past it a
     /// connection is refused with `rateLimited` (`GREENROOM_CONNECTIONS_PER_USER`, default 100).
     public var connectionsPerUser: Int = 100

@@ -60,7 +60,8 @@ final class Authenticator: RestAuthentication {
     }
 
     /// The identity of a request's token, within its user's budget (uploads for creating a
-    /// video and for `/v1/uploads/…` changes, reads for `GET` and `HEAD`, writes otherwise).
+    /// video or an attachment and for `/v1/uploads/…` changes, reads for `GET` and `HEAD`,
+    /// writes otherwise).
     func authenticate(_ request: Request) async throws -> Identity {
         let identity = try await authenticate(authorization: request.headers[.authorization], uri: request.uri)
         try rateLimiter.check(identity, Self.operationClass(of: request))
@@ -71,7 +72,8 @@ final class Authenticator: RestAuthentication {
     static func operationClass(of request: Request) -> OperationClass {
         let reading = request.method == .get || request.method == .head
         let path = request.uri.path
-        if !reading, path.hasPrefix("/v1/uploads/") || (request.method == .post && (path == "/v1/videos" || path == "/v1/videos/")) {
+        let creating = ["/v1/videos", "/v1/videos/", "/v1/files", "/v1/files/"].contains(path)
+        if !reading, path.hasPrefix("/v1/uploads/") || (request.method == .post && creating) {
             return .uploads
         }
         return reading ? .reads : .writes

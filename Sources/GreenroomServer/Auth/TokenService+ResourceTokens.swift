@@ -18,12 +18,13 @@ extension TokenService: ResourceTokenIssuer {
         return ResourceToken(token: token, scope: scope, expiresAt: now.addingTimeInterval(lifetime))
     }
 
-    /// The folders a resource token may be scoped to: one video's files, or one livestream's.
+    /// The folders a resource token may be scoped to: one video's files, one livestream's,
+    /// or one chat attachment's.
     static func checkResourceScope(_ scope: String) throws {
-        for prefix in ["/v1/videos/", "/v1/livestreams/"] where scope.hasPrefix(prefix) && scope.hasSuffix("/") {
+        for prefix in ["/v1/videos/", "/v1/livestreams/", "/v1/files/"] where scope.hasPrefix(prefix) && scope.hasSuffix("/") {
             let name = scope.dropFirst(prefix.count).dropLast()
             if !name.isEmpty, name.count <= 200, StreamName.isValid(String(name)) || Limits.isValidId(String(name)) { return }
         }
-        throw GreenroomError(.invalidParameterValue, "scope must be a video's files (/v1/videos/ID/) or a livestream's (/v1/livestreams/STREAM/)")
+        throw GreenroomError(.invalidParameterValue, "scope must be a video's files (/v1/videos/ID/), a livestream's (/v1/livestreams/STREAM/) or an attachment's (/v1/files/ID/)")
     }
 }

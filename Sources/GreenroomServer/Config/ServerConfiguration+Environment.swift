@@ -54,6 +54,12 @@ extension ServerConfiguration {
         try value("GREENROOM_RECEIPT_BATCH_MEMBERS") { (v: Int) in config.receiptBatchMembers = v }
         try value("GREENROOM_ONLINE_STATE") { (v: Bool) in config.onlineState = v }
         try value("GREENROOM_VIDEO_BYTES_PER_USER") { (v: Int64) in config.videoBytesPerUser = v }
+        try value("GREENROOM_FILE_MAX_BYTES") { (v: Int64) in config.fileMaxBytes = v }
+        try value("GREENROOM_FILE_BYTES_PER_USER") { (v: Int64) in config.fileBytesPerUser = v }
+        try value("GREENROOM_FILE_PENDING_PER_USER") { (v: Int) in config.filePendingPerUser = v }
+        try value("GREENROOM_FILE_TYPES") { (v: String) in
+            config.fileTypes = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        }
         try value("GREENROOM_CONNECTIONS_PER_USER") { (v: Int) in config.connectionsPerUser = v }
         try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }

@@ -53,6 +53,7 @@ struct HTTPGreenroomError: HTTPResponseError {
         case .notFound, .liveEventIdNotFound, .unknownOperation, .messageNotFound, .invitationNotFound, .meetingNotFound: .notFound
         case .alreadyExists, .actionNotAllowedInCurrentState, .channelMemberLimitReached: .conflict
         case .payloadTooLarge: .contentTooLarge
+        case .fileTypeNotAllowed: .unsupportedMediaType
         case .rateLimited, .slowModeActive: .tooManyRequests
         case .unavailable, .overloaded: .serviceUnavailable
         case .internalError, .none: .internalServerError

@@ -24,6 +24,7 @@ extension ServerCore {
         }
         sessions.addConnectRoute(router)
         for case let capability as any CapabilityRoutes in capabilities { capability.addRoutes(routes) }
+        addUploadRoutes(routes)
         // This node's WebSocket connections (each node answers for its own).
         let nodeConnections = routes.group("/v1/connections", for: .backend)
         nodeConnections.get { _, _ in

@@ -58,6 +58,7 @@ extension ChatCapability: CapabilityRoutes {
         }
         addAdminRoutes(routes)
         addModerationRoutes(routes)
+        addFileRoutes(routes)
     }
 
     /// The request's body as a JSON object. - Throws: `invalidParameterValue` otherwise.

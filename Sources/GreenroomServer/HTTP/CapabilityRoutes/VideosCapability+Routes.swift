@@ -4,9 +4,6 @@ import HTTPTypes
 import Hummingbird
 
 extension VideosCapability: CapabilityRoutes {
-    /// The resumable upload's offset header (as tus names it).
-    static let uploadOffset = HTTPField.Name("Upload-Offset")!
-
     /// The video feed's REST routes, authenticated with the session's token (header, or
     /// `?token=` for players that cannot set headers).
     func addRoutes(_ routes: RestRoutes) {
@@ -56,20 +53,6 @@ extension VideosCapability: CapabilityRoutes {
             let path = "\(try context.pathParameter("rendition"))/\(try context.pathParameter("file"))"
             return try await Self.serveHLS(service, tokens, try context.caller(), request, id: try context.pathParameter("id"), path: path)
         }
-        let uploads = routes.group("/v1/uploads", for: .user)
-        uploads.get("{id}") { request, context in
-            let upload = try await service.upload(try context.pathParameter("id"), identity: try context.caller())
-            return try jsonResponse(["offset": service.offset(upload)])
-        }
-        uploads.patch("{id}") { request, context in
-            let identity = try context.caller()
-            let offset = try RequestParsing.uploadOffset(request.headers[Self.uploadOffset])
-            let reached = try await service.append(try context.pathParameter("id"), at: offset, body: request.body.map(\.readableBytesView), identity: identity)
-            return try jsonResponse(["offset": reached])
-        }
-        uploads.post("{id}/complete") { request, context in
-            try jsonResponse(try await service.complete(try context.pathParameter("id"), identity: try context.caller()))
-        }
     }
 
     /// Serves a playlist or segment of a video's HLS renditions. A playlist asked for with
@@ -86,33 +69,6 @@ extension VideosCapability: CapabilityRoutes {
     /// Serves a video's file or thumbnail, honouring a single `Range: bytes=a-b`.
     static func serveFile(_ service: VideoService, _ identity: Identity, _ request: Request, id: String, thumbnail: Bool) async throws -> Response {
         let (url, size) = try await service.file(id, thumbnail: thumbnail, identity: identity)
-        var start: Int64 = 0
-        var end = size - 1
-        var status: HTTPResponse.Status = .ok
-        if let range = request.headers[.range] {
-            guard let parsed = RequestParsing.byteRange(range, size: size) else {
-                return Response(status: .rangeNotSatisfiable, headers: [.contentRange: "bytes */\(size)"])
-            }
-            (start, end) = parsed
-            status = .partialContent
-        }
-        let length = max(0, end - start + 1)
-        let first = start
-        var headers: HTTPFields = [.contentType: thumbnail ? "image/jpeg" : "video/mp4", .acceptRanges: "bytes", .contentLength: String(length)]
-        if status == .partialContent { headers[.contentRange] = "bytes \(first)-\(end)/\(size)" }
-        let body = ResponseBody(contentLength: Int(length)) { writer in
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            try handle.seek(toOffset: UInt64(first))
-            var remaining = length
-            while remaining > 0 {
-                let chunk = try handle.read(upToCount: Int(min(remaining, 64 * 1024))) ?? Data()
-                if chunk.isEmpty { break }
-                remaining -= Int64(chunk.count)
-                try await writer.write(ByteBuffer(data: chunk))
-            }
-            try await writer.finish(nil)
-        }
-        return Response(status: status, headers: headers, body: body)
+        return FileResponse.make(request, url: url, size: size, contentType: thumbnail ? "image/jpeg" : "video/mp4")
     }
 }
