@@ -50,6 +50,11 @@ extension SQLiteStorage {
     }
 
     package static func record(kind: String, scope: String, id: String, on connection: SQLiteHandle) throws -> Record? {
+        if isText(kind) {
+            var query = RecordQuery(kind: kind, scope: scope, limit: 1)
+            query.ids = [id]
+            return try texts(query, on: connection).first
+        }
         let rows = try connection.query(
             "SELECT kind, scope, id, sort, tag, data FROM records WHERE kind = ? AND scope = ? AND id = ?",
             [.text(kind), .text(scope), .text(id)])
@@ -57,11 +62,13 @@ extension SQLiteStorage {
     }
 
     package static func records(_ query: RecordQuery, on connection: SQLiteHandle) throws -> [Record] {
+        if isText(query.kind) { return try texts(query, on: connection) }
         let sql = RecordSQL(query) { _ in "?" }
         return try connection.query(sql.select(query), binds(sql)).map(decodeRecord)
     }
 
     package static func countRecords(_ query: RecordQuery, on connection: SQLiteHandle) throws -> Int {
+        if isText(query.kind) { return try countTexts(query, on: connection) }
         let sql = RecordSQL(query) { _ in "?" }
         return try connection.query(sql.count(), binds(sql)).first?.column("n")?.integer ?? 0
     }
@@ -88,8 +95,7 @@ extension SQLiteStorage {
         let filters = TextSearchSQL(search)
         // Each term quoted: they are letters and digits only (TextSearch.words).
         let match = search.terms.map { "\"\($0)\"" }.joined(separator: " ")
-        let sql = "SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM texts JOIN text_rows t ON t.n = texts.rowid "
-            + "JOIN records r ON r.kind = '\(TextSearch.kind)' AND r.scope = t.scope AND r.id = t.id "
+        let sql = "SELECT '\(TextSearch.kind)' AS kind, r.scope, r.id, r.sort, r.tag, r.text AS data FROM texts JOIN text_entries r ON r.n = texts.rowid "
             + "WHERE texts MATCH ? AND " + filters.condition + TextSearchSQL.ordering(search, rank: "texts.rank")
         let binds: [SQLValue] = [.text(match)] + Self.binds(filters.binds)
         return try await read { try $0.query(sql, binds).map(Self.decodeRecord) }
@@ -120,6 +126,10 @@ package final class SQLiteTransaction: StorageTransaction {
     }
 
     package func put(_ record: Record) async throws {
+        if SQLiteStorage.isText(record.kind) {
+            try SQLiteStorage.putText(record, on: writer)
+            return
+        }
         try writer.query(
             """
             INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?)
@@ -128,6 +138,7 @@ package final class SQLiteTransaction: StorageTransaction {
     }
 
     package func insert(_ record: Record) async throws -> Bool {
+        if SQLiteStorage.isText(record.kind) { return try SQLiteStorage.putText(record, onlyNew: true, on: writer) }
         let rows = try writer.query(
             "INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             [.text(record.kind), .text(record.scope), .text(record.id), .integer(Int(record.sort)), .text(record.tag), .text(record.data)])
@@ -135,12 +146,14 @@ package final class SQLiteTransaction: StorageTransaction {
     }
 
     package func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
+        if SQLiteStorage.isText(kind) { return try SQLiteStorage.deleteTexts(scope: scope, id: id, on: writer) > 0 }
         let rows = try writer.query(
             "DELETE FROM records WHERE kind = ? AND scope = ? AND id = ? RETURNING id", [.text(kind), .text(scope), .text(id)])
         return !rows.isEmpty
     }
 
     package func deleteRecords(kind: String, scope: String) async throws -> Int {
+        if SQLiteStorage.isText(kind) { return try SQLiteStorage.deleteTexts(scope: scope, id: nil, on: writer) }
         let rows = try writer.query("DELETE FROM records WHERE kind = ? AND scope = ? RETURNING id", [.text(kind), .text(scope)])
         return rows.count
     }

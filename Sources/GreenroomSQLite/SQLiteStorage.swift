@@ -165,6 +165,32 @@ public final class SQLiteStorage: GreenroomStorage {
             END
             """,
         ],
+        // 9: the text records leave `records` for `text_entries` (SQLiteStorage+Texts): one
+        // row per indexed record holding its words, whose row id is its entry in `texts`, now
+        // an FTS5 index of that table's `text` without per-row sizes (`columnsize=0`; BM25
+        // reads the lengths from the words), written by the storage itself instead of by
+        // triggers on a second record and a row id mapping.
+        [
+            """
+            CREATE TABLE text_entries (n INTEGER PRIMARY KEY, scope TEXT NOT NULL, id TEXT NOT NULL, sort INTEGER NOT NULL,
+                tag TEXT NOT NULL, text TEXT NOT NULL, UNIQUE (scope, id))
+            """,
+            """
+            INSERT INTO text_entries (n, scope, id, sort, tag, text) SELECT t.n, t.scope, t.id, r.sort, r.tag, r.data FROM text_rows t
+                JOIN records r ON r.kind = '\(TextSearch.kind)' AND r.scope = t.scope AND r.id = t.id
+            """,
+            "DROP TRIGGER records_text_insert",
+            "DROP TRIGGER records_text_update",
+            "DROP TRIGGER records_text_delete",
+            "DELETE FROM records WHERE kind = '\(TextSearch.kind)'",
+            "DROP TABLE text_rows",
+            "DROP TABLE texts",
+            """
+            CREATE VIRTUAL TABLE texts USING fts5(text, content='text_entries', content_rowid='n', columnsize=0,
+                tokenize='unicode61 remove_diacritics 2')
+            """,
+            "INSERT INTO texts (rowid, text) SELECT n, text FROM text_entries",
+        ],
     ]
 
     /// The schema version this code writes.

@@ -7,6 +7,8 @@ import GreenroomProtocol
 /// `data` is its text as ``words(_:)`` gives it (words of letters and digits, folded to
 /// lower case without accents, joined by spaces), its `tag` its author and its `sort` its
 /// time in milliseconds; its scope and id name what it indexes (a channel's message).
+/// SQLite keeps such records in a table of their own beside its FTS5 index, not among the
+/// other records (`SQLiteStorage+Texts`); they are read and written through the same calls.
 public struct TextSearch: Sendable, Hashable {
     /// The kind of the records indexed.
     public static let kind = "text"

@@ -18,8 +18,12 @@ struct ChatSearchTests {
             _ = try await chat.create(ChannelCreateArgs(id: secret, isPublic: true), by: "alice")
             for user in ["bob", "carol"] { _ = try await chat.join(town, userId: user) }
             _ = try await chat.join(secret, userId: "bob")
+            // Newest first is by the time sent, in milliseconds, and messages of the same
+            // millisecond are in the order of their (random) ids: each waits for the next one.
             func send(_ user: String, _ text: String, in channel: ChannelId = town, thread: String? = nil) async throws -> ChatMessage {
-                try await chat.send(MessageSendArgs(channelId: channel, text: text, threadParentId: thread), by: user)
+                let message = try await chat.send(MessageSendArgs(channelId: channel, text: text, threadParentId: thread), by: user)
+                try await Task.sleep(for: .milliseconds(2))
+                return message
             }
             func find(_ keyword: String, as user: String = "carol", _ configure: (inout MessageSearchQuery) -> Void = { _ in }) async throws -> [String] {
                 var query = MessageSearchQuery(keyword: keyword)

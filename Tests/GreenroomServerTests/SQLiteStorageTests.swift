@@ -1,5 +1,5 @@
 import Foundation
-import GreenroomServer
+@testable import GreenroomServer
 import Testing
 
 /// What only the embedded storage does: its write-ahead log is copied back into the file
@@ -30,6 +30,35 @@ struct SQLiteStorageTests {
             #expect(events.map(\.offset) == Array(1...1000))
             _ = database
         }
+    }
+
+    @Test("version 9 moves the text records of version 8 out of the records into their own table: still found, edited and removed")
+    func textEntriesMigration() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-texts-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
+        try await storage.migrate(upTo: 8)
+        // Version 8's text records were records, indexed by triggers.
+        try await storage.write {
+            for (id, words) in [("m1", "red apples"), ("m2", "green apples")] {
+                try storage.writer.query("INSERT INTO records (kind, scope, id, sort, tag, data) VALUES ('text', 'channel-a', ?, 5, 'ann', ?)",
+                                         [.text(id), .text(words)])
+            }
+        }
+        try await storage.migrate()
+        #expect(try await storage.schemaVersion() == 9)
+        #expect(try await storage.searchTexts(TextSearch(terms: ["apples"])).map(\.id) == ["m2", "m1"])
+        #expect(try await storage.countRecords(RecordQuery(kind: TextSearch.kind, scope: "channel-a")) == 2)
+        let left = try await storage.read { try $0.query("SELECT count(*) AS n FROM records WHERE kind = 'text'") }
+        #expect(left.first?.column("n")?.integer == 0)
+        try await storage.transact(retentionCount: .max) { transaction in
+            try await transaction.put(Record(kind: TextSearch.kind, scope: "channel-a", id: "m1", sort: 5, tag: "ann", data: "ripe pears"))
+            _ = try await transaction.deleteRecord(kind: TextSearch.kind, scope: "channel-a", id: "m2")
+        }
+        #expect(try await storage.searchTexts(TextSearch(terms: ["apples"])).isEmpty)
+        #expect(try await storage.searchTexts(TextSearch(terms: ["pears"])).map(\.tag) == ["ann"])
+        try await storage.close()
     }
 
     @Test("after close, reads and writes fail at once instead of waiting for the stopped threads")

@@ -19,7 +19,7 @@ public final class MemoryStorage: GreenroomStorage {
 
     /// The embedded schema's version numbers, so that migrating behaves alike; there is no
     /// schema to change. The conformance tests check that the two agree.
-    public static let schemaVersions = 8
+    public static let schemaVersions = 9
 
     /// The latest version, ``schemaVersions``.
     public var latestSchemaVersion: Int { Self.schemaVersions }
