@@ -148,11 +148,11 @@ final class BenchTarget: Sendable {
 /// Progress on stderr, figures as one JSON line on stdout.
 enum BenchReport {
     static func progress(_ text: String) {
-        FileHandle.standardError.write(Data("[bench] \(text)\n".utf8))
+        StandardStreams.err("[bench] \(text)\n")
     }
 
     static func figures(_ figures: [String: RawJSON]) throws {
-        FileHandle.standardOutput.write(try RawJSON.dictionary(figures).jsonData() + Data("\n".utf8))
+        StandardStreams.out(try RawJSON.dictionary(figures).jsonData() + Data("\n".utf8))
     }
 
     static func rounded(_ value: Double, _ places: Int = 3) -> RawJSON {

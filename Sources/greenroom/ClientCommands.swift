@@ -62,7 +62,7 @@ struct Call: AsyncParsableCommand {
             await client.disconnect()
         } catch {
             await client.disconnect()
-            FileHandle.standardError.write(Data(("error: \(error)\n").utf8))
+            StandardStreams.err("error: \(error)\n")
             throw ExitCode(1)
         }
     }
@@ -83,25 +83,25 @@ struct Listen: AsyncParsableCommand {
         do {
             subscription = try await client.subscribe(to: stream, since: since.map { StreamPosition(offset: $0, epoch: nil) })
         } catch {
-            FileHandle.standardError.write(Data(("error: \(error)\n").utf8))
+            StandardStreams.err("error: \(error)\n")
             await client.disconnect()
             throw ExitCode(1)
         }
         if since != nil && !subscription.recovered {
-            FileHandle.standardError.write(Data("warning: the log no longer holds every event after --since\n".utf8))
+            StandardStreams.err("warning: the log no longer holds every event after --since\n")
         }
         var seen = 0
         for await update in subscription.updates {
             switch update {
             case .event(let event):
-                FileHandle.standardOutput.write(try WireCoding.encode(event) + Data("\n".utf8))
+                let written = StandardStreams.out(try WireCoding.encode(event) + Data("\n".utf8))
                 seen += 1
-                if let count, seen >= count {
+                if !written || count.map({ seen >= $0 }) == true {
                     await client.disconnect()
                     return
                 }
             case .resubscribed(let recovered):
-                if !recovered { FileHandle.standardError.write(Data("warning: events were missed while reconnecting\n".utf8)) }
+                if !recovered { StandardStreams.err("warning: events were missed while reconnecting\n") }
             }
         }
     }

@@ -65,9 +65,10 @@ struct Serve: AsyncParsableCommand {
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Writes a line to standard output at once (print is buffered when piped).
+    /// Writes a line to standard output at once (print is buffered when piped); nothing
+    /// when no one reads it any more.
     private func say(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+        StandardStreams.out(Data((text + "\n").utf8))
     }
 }
 
