@@ -47,8 +47,9 @@ extension GreenroomClient {
     /// Sends `fileURL`'s bytes from `offset` to the resumable upload `uploadId` in chunks of
     /// `chunkSize`, then completes it and returns the server's answer. After a dropped
     /// connection it asks the server for the offset it holds and goes on from there (up to
-    /// `maxAttempts` tries in a row without progress); over the user's upload budget it
-    /// waits as told. `progress` hears the fraction the server holds after each chunk.
+    /// `maxAttempts` tries in a row without progress); over the user's upload budget, or
+    /// when completing is refused with a time to wait, it waits as told. `progress` hears
+    /// the fraction the server holds after each chunk.
     func sendUpload(_ uploadId: String, fileURL: URL, size: Int64, from offset: Int64, chunkSize: Int, maxAttempts: Int,
                     progress: (Double) -> Void) async throws -> Data {
         let handle = try FileHandle(forReadingFrom: fileURL)
@@ -85,10 +86,11 @@ extension GreenroomClient {
         while true {
             do {
                 return try await restRequest("POST", "/v1/uploads/\(uploadId)/complete").0
-            } catch let error as GreenroomError where error.is(.rateLimited) && attempt < maxAttempts {
-                // The server's processing is full: complete again after the wait.
+            } catch let error as GreenroomError where error.is(.rateLimited) && error.retryAfterMs != nil && attempt < maxAttempts {
+                // The server is decoding as many images as it may: complete again after the
+                // wait it names. (A full video queue names none: that refusal is the caller's.)
                 attempt += 1
-                try await Task.sleep(for: .milliseconds(max(error.retryAfterMs ?? 1_000, 1)))
+                try await Task.sleep(for: .milliseconds(max(error.retryAfterMs ?? 1, 1)))
             }
         }
     }
