@@ -7,7 +7,7 @@ import ServiceLifecycle
 
 /// Chat channels (seeds 002 and 003): channels, members and invitations, operators,
 /// messages and reactions; a channel's stream (`channel:<id>`) is read by its members.
-package struct ChatCapability: Capability {
+package struct ChatCapability: Capability, UploadHosting {
     package let service: ChatService
     /// Attachments: their uploads, reading and sweeping.
     package let files: ChatFiles
@@ -37,6 +37,9 @@ package struct ChatCapability: Capability {
         [CountAnnouncer(what: "chat receipt", flush: { [service] in try await service.flushReceipts() }, logger: logger),
          FileSweeper(files: files, logger: logger)]
     }
+
+    /// Attachments' uploads.
+    package var uploadHosts: [any UploadHost] { [files] }
 
     /// A channel's joined members read its stream.
     package func authorizeRead(_ identity: Identity, streamId id: String) async throws {

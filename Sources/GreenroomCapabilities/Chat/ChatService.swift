@@ -25,8 +25,7 @@ package struct ChatService: Sendable {
 
     /// Removes the folders of the files `ids`, whose records a committed change removed.
     func removeFolders(_ ids: [String]) {
-        guard let fileDirectory else { return }
-        for id in ids where Limits.isValidId(id) { try? FileManager.default.removeItem(at: fileDirectory.appendingPathComponent(id, isDirectory: true)) }
+        if let fileDirectory { ChatFiles.removeFolders(ids, under: fileDirectory) }
     }
 
     // MARK: Reading and checking

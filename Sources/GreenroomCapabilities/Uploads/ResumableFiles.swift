@@ -45,6 +45,12 @@ package final class ResumableFiles: Sendable {
     }
 }
 
+/// A capability whose uploads the resumable upload routes serve.
+package protocol UploadHosting: Capability {
+    /// Its kinds of upload.
+    var uploadHosts: [any UploadHost] { get }
+}
+
 /// A kind of upload served by the resumable upload routes (`/v1/uploads/{id}`): the
 /// video feed's and chat attachments', told apart by the upload id's first letter.
 package protocol UploadHost: Sendable {

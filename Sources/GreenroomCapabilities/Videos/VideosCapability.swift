@@ -37,3 +37,7 @@ package struct VideosCapability: Capability {
 
     package var services: [any Service] { [processor] }
 }
+
+extension VideosCapability: UploadHosting {
+    package var uploadHosts: [any UploadHost] { [service] }
+}

@@ -9,14 +9,11 @@ extension ServerCore {
     /// The resumable upload routes, `/v1/uploads/{id}`, shared by every kind of upload:
     /// the id's first letter names the kind (``UploadHost``); each kind checks the caller.
     func addUploadRoutes(_ routes: RestRoutes) {
-        var hosts: [any UploadHost] = []
-        for capability in capabilities {
-            if let videos = capability as? VideosCapability { hosts.append(videos.service) }
-            if let chat = capability as? ChatCapability { hosts.append(chat.files) }
-        }
-        let kinds = hosts
+        var kinds: [any UploadHost] = []
+        for case let hosting as any UploadHosting in capabilities { kinds += hosting.uploadHosts }
+        let hosts = kinds
         @Sendable func host(_ id: String) throws -> any UploadHost {
-            guard let first = id.first, let host = kinds.first(where: { $0.uploadPrefix == first }) else {
+            guard let first = id.first, let host = hosts.first(where: { $0.uploadPrefix == first }) else {
                 throw GreenroomError(.notFound, "no upload with id \(id)")
             }
             return host

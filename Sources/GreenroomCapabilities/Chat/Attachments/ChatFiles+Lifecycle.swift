@@ -107,8 +107,12 @@ extension ChatFiles {
     }
 
     /// Removes the folders of files whose records are gone.
-    package func removeFolders(_ ids: [String]) {
-        for id in ids where Limits.isValidId(id) { try? FileManager.default.removeItem(at: folder(id)) }
+    package func removeFolders(_ ids: [String]) { Self.removeFolders(ids, under: directory) }
+
+    /// Removes the folders of the files `ids` under `directory` (ids that are not ids name
+    /// no folder of ours).
+    package static func removeFolders(_ ids: [String], under directory: URL) {
+        for id in ids where Limits.isValidId(id) { try? FileManager.default.removeItem(at: directory.appendingPathComponent(id, isDirectory: true)) }
     }
 
     // MARK: Sweeping
