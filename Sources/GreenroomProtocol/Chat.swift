@@ -162,7 +162,8 @@ public struct ChatReaction: Codable, Sendable, Hashable {
 
 /// A message in a channel.
 public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
-    /// The message's id.
+    /// The message's id: the server makes it from the millisecond it stores the message
+    /// and 80 random bits, so ids sort by the time made.
     public var id: String
     /// The channel.
     public var channelId: ChannelId

@@ -8,15 +8,24 @@ extension SQLiteStorage {
     public var writeExecutor: (any TaskExecutor)? { writerThread }
 
     /// Runs the steps in one transaction on the writer connection (steps that ask for it
-    /// in savepoints), then brings each touched stream's head and trimmed mark up to date.
+    /// in savepoints), writes their search index changes, then brings each touched
+    /// stream's head and trimmed mark up to date.
     public func write(_ steps: [WriteStep], retentionCount: UInt64) async throws -> [StepOutcome] {
         try await write {
             let transaction = SQLiteTransaction(storage: self)
+            let index = transaction.textIndex
+            // Savepoints are not nested: one mark is the index changes before the open one.
+            var mark = 0
             let outcomes = try await BatchState.run(
                 steps, in: transaction, batch: transaction.batch,
-                savepoint: { try self.writer.query("SAVEPOINT \($0)") },
-                rollback: { try self.writer.query("ROLLBACK TO \($0)"); try self.writer.query("RELEASE \($0)") },
+                savepoint: { mark = index.count; try self.writer.query("SAVEPOINT \($0)") },
+                rollback: {
+                    try self.writer.query("ROLLBACK TO \($0)")
+                    try self.writer.query("RELEASE \($0)")
+                    index.truncate(to: mark)
+                },
                 release: { try self.writer.query("RELEASE \($0)") })
+            try index.apply(on: self.writer)
             for (name, var info) in transaction.batch.touchedStreams {
                 if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
                     info.trimmed = mark
@@ -107,6 +116,9 @@ extension SQLiteStorage {
 package final class SQLiteTransaction: StorageTransaction {
     package let storage: SQLiteStorage
     package let batch = BatchState()
+    /// The search index changes of the text records written so far, for `texts` once the
+    /// steps are done.
+    package let textIndex = TextIndexChanges()
     private var writer: SQLiteHandle { storage.writer }
 
     package init(storage: SQLiteStorage) {
@@ -127,7 +139,7 @@ package final class SQLiteTransaction: StorageTransaction {
 
     package func put(_ record: Record) async throws {
         if SQLiteStorage.isText(record.kind) {
-            try SQLiteStorage.putText(record, on: writer)
+            try SQLiteStorage.putText(record, on: writer, index: textIndex)
             return
         }
         try writer.query(
@@ -138,7 +150,7 @@ package final class SQLiteTransaction: StorageTransaction {
     }
 
     package func insert(_ record: Record) async throws -> Bool {
-        if SQLiteStorage.isText(record.kind) { return try SQLiteStorage.putText(record, onlyNew: true, on: writer) }
+        if SQLiteStorage.isText(record.kind) { return try SQLiteStorage.putText(record, onlyNew: true, on: writer, index: textIndex) }
         let rows = try writer.query(
             "INSERT INTO records (kind, scope, id, sort, tag, data) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
             [.text(record.kind), .text(record.scope), .text(record.id), .integer(Int(record.sort)), .text(record.tag), .text(record.data)])
@@ -146,14 +158,14 @@ package final class SQLiteTransaction: StorageTransaction {
     }
 
     package func deleteRecord(kind: String, scope: String, id: String) async throws -> Bool {
-        if SQLiteStorage.isText(kind) { return try SQLiteStorage.deleteTexts(scope: scope, id: id, on: writer) > 0 }
+        if SQLiteStorage.isText(kind) { return try SQLiteStorage.deleteTexts(scope: scope, id: id, on: writer, index: textIndex) > 0 }
         let rows = try writer.query(
             "DELETE FROM records WHERE kind = ? AND scope = ? AND id = ? RETURNING id", [.text(kind), .text(scope), .text(id)])
         return !rows.isEmpty
     }
 
     package func deleteRecords(kind: String, scope: String) async throws -> Int {
-        if SQLiteStorage.isText(kind) { return try SQLiteStorage.deleteTexts(scope: scope, id: nil, on: writer) }
+        if SQLiteStorage.isText(kind) { return try SQLiteStorage.deleteTexts(scope: scope, id: nil, on: writer, index: textIndex) }
         let rows = try writer.query("DELETE FROM records WHERE kind = ? AND scope = ? RETURNING id", [.text(kind), .text(scope)])
         return rows.count
     }

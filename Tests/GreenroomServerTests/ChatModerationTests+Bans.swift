@@ -136,6 +136,8 @@ extension ChatModerationTests {
             _ = try await chat.setBlocklist(Blocklist(words: ["darn", "heck"], action: .mask))
             let masked = try await chat.send(MessageSendArgs(channelId: id, text: "Darn! What the heck."), by: "bob")
             #expect(masked.text == "****! What the ****.")
+            #expect(try await chat.searchMessages(MessageSearchQuery(keyword: "darn"), by: "bob").items.isEmpty, "a masked word is not indexed")
+            #expect(try await chat.searchMessages(MessageSearchQuery(keyword: "what"), by: "bob").items.map(\.id) == [masked.id])
             let edited = try await chat.partialUpdateMessage(MessagePartialUpdateArgs(channelId: id, messageId: clean.id, text: "heck yes"), by: "bob")
             #expect(edited.text == "**** yes")
             #expect(ChatEvent(try #require(try await harness.stored(id.stream).last))?.message?.text == "**** yes", "the event carries the masked text")

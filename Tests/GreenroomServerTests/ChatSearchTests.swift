@@ -19,7 +19,7 @@ struct ChatSearchTests {
             for user in ["bob", "carol"] { _ = try await chat.join(town, userId: user) }
             _ = try await chat.join(secret, userId: "bob")
             // Newest first is by the time sent, in milliseconds, and messages of the same
-            // millisecond are in the order of their (random) ids: each waits for the next one.
+            // millisecond are in the order of their ids (random within a millisecond): each waits for the next one.
             func send(_ user: String, _ text: String, in channel: ChannelId = town, thread: String? = nil) async throws -> ChatMessage {
                 let message = try await chat.send(MessageSendArgs(channelId: channel, text: text, threadParentId: thread), by: user)
                 try await Task.sleep(for: .milliseconds(2))

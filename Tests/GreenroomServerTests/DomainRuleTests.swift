@@ -120,6 +120,26 @@ struct DomainRuleTests {
         #expect(news.compactMap { $0.data["message"]?["text"]?.stringValue } == ["one", "two"])
     }
 
+    @Test("chat: message ids sort by the millisecond the server made them, and differ within one")
+    func messageIds() async throws {
+        let harness = try await Harness()
+        let chat = ChatCapability(harness.core).service
+        _ = try await chat.create(ChannelCreateArgs(id: "club"), by: "alice")
+        var ids: [String] = []
+        for index in 0..<3 {
+            let message = try await chat.send(MessageSendArgs(channelId: "club", text: "\(index)"), by: "alice")
+            #expect(message.id.utf8.count == 32 && message.id.hasPrefix("m") && Limits.isValidId(message.id))
+            #expect(Int(message.id.dropFirst().prefix(11), radix: 16) == Int((message.createdAt.timeIntervalSince1970 * 1_000).rounded(.down)))
+            ids.append(message.id)
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(ids == ids.sorted() && Set(ids).count == 3)
+        // Within a millisecond the ids are told apart by their 80 random bits.
+        let now = Date()
+        let sameMillisecond = (0..<1_000).map { _ in RandomHex.timeOrdered(now, randomBytes: 10) }
+        #expect(Set(sameMillisecond).count == 1_000 && Set(sameMillisecond.map { $0.prefix(11) }).count == 1)
+    }
+
     @Test("users: an invalid change is refused and stores nothing; a valid one is stored with its event")
     func userRules() async throws {
         let harness = try await Harness()

@@ -101,6 +101,51 @@ extension StorageConformanceTests {
         }
     }
 
+    @Test("write batches with text records: a failing step's words are never found; an entry added, changed and removed in one batch is found as the batch left it", arguments: Backend.allCases)
+    func textBatches(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            struct Refused: Error {}
+            @Sendable func text(_ id: String, _ words: String) -> Record {
+                Record(kind: TextSearch.kind, scope: "c", id: id, sort: 1, tag: "ann", data: words)
+            }
+            func found(_ term: String) async throws -> [String] {
+                try await storage.searchTexts(TextSearch(terms: [term])).map(\.id).sorted()
+            }
+            let outcomes = try await storage.write([
+                WriteStep { tx in try await tx.put(text("m1", "apples pears")) },
+                WriteStep { tx in
+                    try await tx.put(text("m2", "apples plums"))
+                    try await tx.put(text("m1", "figs"))
+                    throw Refused()
+                },
+                WriteStep { tx in
+                    try await tx.put(text("m3", "apples"))
+                    try await tx.put(text("m3", "cherries"))
+                    try await tx.put(text("m4", "apples kiwis"))
+                    _ = try await tx.deleteRecord(kind: TextSearch.kind, scope: "c", id: "m4")
+                },
+            ], retentionCount: 100)
+            #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, true])
+            #expect(try await found("apples") == ["m1"])
+            #expect(try await found("pears") == ["m1"])
+            for gone in ["figs", "plums", "kiwis"] { #expect(try await found(gone).isEmpty, "\(gone)") }
+            #expect(try await found("cherries") == ["m3"])
+
+            // A later batch changes and removes what the first wrote.
+            _ = try await storage.write([WriteStep { tx in
+                try await tx.put(text("m1", "figs"))
+                _ = try await tx.deleteRecord(kind: TextSearch.kind, scope: "c", id: "m3")
+            }], retentionCount: 100)
+            #expect(try await found("apples").isEmpty)
+            #expect(try await found("cherries").isEmpty)
+            #expect(try await found("figs") == ["m1"])
+            if let sqlite = storage as? SQLiteStorage {
+                // FTS5 checks its index against the words in text_entries, and fails if they differ.
+                try await sqlite.read { _ = try $0.query("INSERT INTO texts (texts, rank) VALUES ('integrity-check', 1)") }
+            }
+        }
+    }
+
     @Test("write batches: a step sees what earlier steps wrote (read, listed, counted); a step that failed after its writes were sent leaves them unsent and the earlier ones stored; a record put and deleted in one batch is gone", arguments: Backend.allCases)
     func writesSeenAndUndone(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, _ in

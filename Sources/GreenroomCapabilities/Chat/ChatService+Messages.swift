@@ -18,6 +18,8 @@ extension ChatService {
             throw GreenroomError(.invalidParameterValue, "a message id is 1–\(Limits.maxKeyLength) characters")
         }
         let keyId = args.idempotencyKey.map { MessageKeyRecord.id(sender: sender, key: $0) }
+        // The words for the search index, found here rather than on the writer's thread.
+        let words = TextSearch.words(args.text)
         var reads = [RecordKey(kind: ChannelRecord.recordKind, id: id.rawValue),
                      RecordKey(kind: MemberRecord.recordKind, scope: id.rawValue, id: sender),
                      RecordKey(kind: BlocklistRecord.recordKind, id: BlocklistRecord.id)]
@@ -49,7 +51,7 @@ extension ChatService {
             var quoted: QuotedMessage?
             if let quotedId = args.parentMessageId { quoted = try await Self.quotable(transaction, id, quotedId) }
             record.messageSeq += 1
-            var message = ChatMessage(id: "m" + RandomHex.string(bytes: 10), channelId: id, senderId: sender, text: text,
+            var message = ChatMessage(id: "m" + RandomHex.timeOrdered(now, randomBytes: 10), channelId: id, senderId: sender, text: text,
                                       extraData: args.extraData ?? [:], sequence: record.messageSeq, createdAt: now, updatedAt: now,
                                       mentionedUserIds: mentions.isEmpty ? nil : mentions)
             message.parentMessageId = quoted?.id
@@ -62,7 +64,7 @@ extension ChatService {
                 try await transaction.save(QuoteRecord(channelId: id, quotedId: quoted.id, quotingId: message.id))
             }
             try await transaction.save(MessageRecord(message: message))
-            try await Self.index(message, in: transaction)
+            try await Self.index(message, words: text == args.text ? words : nil, in: transaction)
             var thread: ChatThread?
             if var threadParent = parent {
                 // A reply counts in its thread, not in the channel's activity or reads.

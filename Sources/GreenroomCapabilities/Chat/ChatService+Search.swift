@@ -7,9 +7,9 @@ extension ChatService {
     /// Keeps `message`'s searchable words in `transaction`: a text record (``TextSearch``)
     /// in the channel's scope with the message's id, its sender and its time, written with
     /// the message so that the index is never behind it; removed when the message is
-    /// deleted or has no words left.
-    static func index(_ message: ChatMessage, in transaction: any StorageTransaction) async throws {
-        let words = message.isDeleted ? [] : TextSearch.words(message.text)
+    /// deleted or has no words left. `words` are those of its text when already found.
+    static func index(_ message: ChatMessage, words: [String]? = nil, in transaction: any StorageTransaction) async throws {
+        let words = message.isDeleted ? [] : words ?? TextSearch.words(message.text)
         let scope = message.channelId.rawValue
         guard !words.isEmpty else {
             try await transaction.deleteRecord(kind: TextSearch.kind, scope: scope, id: message.id)
