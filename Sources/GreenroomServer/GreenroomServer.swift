@@ -127,12 +127,14 @@ public final class GreenroomServer: Sendable {
             // A deep accept queue: after a restart every client reconnects at once, and a SYN
             // dropped from a full queue is retried only a second or more later.
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Greenroom", backlog: 4096),
-            onServerRunning: { channel in
+            onServerRunning: { [readiness = core.readiness] channel in
+                readiness.listening()
                 portContinuation.yield(channel.localAddress?.port ?? configuration.port)
                 portContinuation.finish()
             },
             logger: logger)
-        // Shut down in reverse order: clients told to reconnect, then HTTP, then the
+        // Shut down in reverse order: the node turns unready (and waits for the load
+        // balancer), clients are told to reconnect, then HTTP, then the
         // retention sweep, then the event writer drains, then storage closes.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: StorageService(core: core))]
         if let broker = core.broker.service { services.append(.init(service: broker)) }
@@ -146,6 +148,7 @@ public final class GreenroomServer: Sendable {
                     inner: app, grace: .seconds(max(configuration.shutdownGrace, 1)), what: "the HTTP server", logger: logger,
                     afterwards: { [openChannels = core.openChannels] in openChannels.closeAll() })),
                 .init(service: ConnectionDrainService(core: core)),
+                .init(service: ReadinessService(core: core)),
             ],
             gracefulShutdownSignals: signals,
             logger: logger))

@@ -19,6 +19,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert (GREENROOM_TLS_KEY).") var tlsKey: String?
     @Option(name: .customLong("max-token-lifetime"), help: "Refuse client tokens that live longer than this many seconds from iat to exp (GREENROOM_MAX_TOKEN_LIFETIME_SECONDS; no limit by default).") var maxTokenLifetime: Double?
+    @Option(name: .customLong("unready-delay"), help: "On SIGTERM, answer 503 at /ready and keep serving this many seconds before asking clients to reconnect, so a load balancer stops sending new ones first (GREENROOM_UNREADY_DELAY_SECONDS, default 0).") var unreadyDelay: Double?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
 
     func run() async throws {
@@ -29,6 +30,7 @@ struct Serve: AsyncParsableCommand {
         if let database { config.databaseURL = database }
         if let durability { config.durability = durability }
         if let maxTokenLifetime { config.maxTokenLifetime = maxTokenLifetime }
+        if let unreadyDelay { config.unreadyDelay = unreadyDelay }
         if !janusURL.isEmpty { config.janusURLs = janusURL }
         if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
         if let tlsCert { config.tlsCertificatePath = tlsCert }

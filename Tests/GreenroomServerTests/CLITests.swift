@@ -8,10 +8,10 @@ import FoundationNetworking
 
 @Suite("The greenroom command", .timeLimit(.minutes(15)))
 struct CLITests {
-    @Test("serve: flags, secret and database files of mode 0600 in a directory of 0700, health, and a graceful stop on SIGTERM")
+    @Test("serve: flags, secret and database files of mode 0600 in a directory of 0700, health, and a graceful stop on SIGTERM that turns /ready to 503 for the unready delay first")
     func serve() async throws {
         let directory = TestServer.makeDataDirectory() + "/nested/data"
-        let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory])
+        let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory, "--unready-delay", "5"])
         let base = baseURL.absoluteString
         let output = server.output
         #expect(output.contains("\(directory)/app-secret"))
@@ -34,7 +34,16 @@ struct CLITests {
         let (metrics, metricsStatus) = try await HTTPTransport.data(for: scrape)
         #expect(metricsStatus == 200 && String(decoding: metrics, as: UTF8.self).contains("greenroom_connections"))
 
+        let (_, ready) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/ready")!))
+        #expect(ready == 200)
+
         server.process.send(SIGTERM)  // SIGTERM
+        try await eventually("the node is unready") {
+            (try? await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/ready")!)))?.1 == 503
+        }
+        let (_, alive) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/health")!))
+        #expect(alive == 200, "still serving during the unready delay")
+        #expect(server.process.exit == nil)
         try await withTimeout(.seconds(20), "serve stops") { try await server.waitForExit() }
         #expect(server.process.exit == .exited(0))
         #expect(server.output.contains("Greenroom stopped"))

@@ -138,6 +138,11 @@ public struct ServerConfiguration: Sendable {
     /// How long graceful shutdown waits for WebSocket clients to close, and then for HTTP
     /// requests to finish; what remains after each wait is cut (`GREENROOM_SHUTDOWN_GRACE_SECONDS`, default 5).
     public var shutdownGrace: TimeInterval = 5
+    /// How long a graceful shutdown waits, with `GET /ready` answering 503, before it asks
+    /// the clients to reconnect: time for a load balancer that polls `/ready` to stop
+    /// sending new clients here (`GREENROOM_UNREADY_DELAY_SECONDS`, default 0; set it to
+    /// the balancer's check interval times its failure threshold, or a little more).
+    public var unreadyDelay: TimeInterval = 0
 
     /// The URLs of external Janus servers' WebSocket APIs (`GREENROOM_JANUS_URL`, several
     /// separated by commas, e.g. `ws://10.0.0.5:8188,ws://10.0.0.6:8188`) for live audio and

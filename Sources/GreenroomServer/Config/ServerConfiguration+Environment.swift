@@ -40,6 +40,7 @@ extension ServerConfiguration {
         try value("GREENROOM_IDLE_TIMEOUT_SECONDS") { (v: Double) in config.idleTimeout = v }
         try value("GREENROOM_MAX_PENDING_CONNECTIONS") { (v: Int) in config.maxPendingConnections = v }
         try value("GREENROOM_SHUTDOWN_GRACE_SECONDS") { (v: Double) in config.shutdownGrace = v }
+        try value("GREENROOM_UNREADY_DELAY_SECONDS") { (v: Double) in config.unreadyDelay = v }
         try value("GREENROOM_PRESENCE_TTL_SECONDS") { (v: Double) in config.presenceTTL = v }
         try value("GREENROOM_CHANNEL_MEMBER_LIMIT") { (v: Int) in config.channelMemberLimit = v }
         try value("GREENROOM_RECONNECT_GRACE_SECONDS") { (v: Double) in config.reconnectGrace = v }
@@ -94,6 +95,9 @@ extension ServerConfiguration {
             }
         }
         guard presenceTTL >= 1 else { throw GreenroomServerError.invalidConfiguration("presence TTL must be at least 1 second") }
+        guard unreadyDelay >= 0, unreadyDelay <= 3_600 else {
+            throw GreenroomServerError.invalidConfiguration("the unready delay must be 0 to 3,600 seconds")
+        }
         guard reconnectGrace >= 0 else { throw GreenroomServerError.invalidConfiguration("the reconnect grace period must not be negative") }
         guard videoMaxBytes >= 1 else { throw GreenroomServerError.invalidConfiguration("the video size limit must be positive") }
         guard (1...64).contains(videoWorkers) else { throw GreenroomServerError.invalidConfiguration("video workers must be 1–64") }

@@ -21,6 +21,8 @@ final class ServerCore: Sendable {
     let connections: ConnectionRegistry
     /// Every accepted connection not yet closed, HTTP and WebSocket.
     let openChannels = OpenChannels()
+    /// Whether the node takes new clients (`GET /ready`).
+    let readiness = Readiness()
     /// Live media through the SFU.
     let media: MediaPlane
     /// The SFU in use (and the Janus this server runs, if it runs one).

@@ -11,6 +11,11 @@ extension ServerCore {
         router.get("/health") { _, _ in
             try jsonResponse(["status": "ok"])
         }
+        // For load balancers: 503 while the node starts and once it drains (Readiness).
+        router.get("/ready") { _, _ in
+            let state = self.readiness.state
+            return try jsonResponse(["status": state.rawValue], status: state == .ready ? .ok : .serviceUnavailable)
+        }
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: .init(string: OpenAPIDocument.json + "\n")))
         }
