@@ -75,17 +75,8 @@ extension MultiNodeTests {
             let keys = acknowledged.value
             #expect(Set(keys).count == keys.count && keys.count >= 30)
             for (index, subscription) in subscriptions.enumerated() {
-                let (events, recoveries) = try await withTimeout(.seconds(60), "member \(index)'s messages") {
-                    var events: [StreamEvent] = []
-                    var recoveries: [Bool] = []
-                    for await update in subscription.updates {
-                        switch update {
-                        case .event(let event): events.append(event)
-                        case .resubscribed(let recovered): recoveries.append(recovered)
-                        }
-                        if events.filter({ $0.type == ChatEventType.messageNew }).count >= keys.count { break }
-                    }
-                    return (events, recoveries)
+                let (events, recoveries) = try await collect(subscription, "member \(index)'s messages") { events in
+                    events.filter { $0.type == ChatEventType.messageNew }.count >= keys.count
                 }
                 #expect(events.map(\.offset) == Array(1...UInt64(events.count)), "member \(index): every event once, in order")
                 let texts = events.filter { $0.type == ChatEventType.messageNew }.compactMap { $0.data["message"]?["text"]?.stringValue }

@@ -149,7 +149,14 @@ func withTimeout<T: Sendable>(_ timeout: Duration, _ what: String, _ body: @esca
 
 /// Collects `count` events from a subscription, with the recovery reports seen on the way.
 func collect(_ subscription: StreamSubscription, count: Int, timeout: Duration = .seconds(60)) async throws -> (events: [StreamEvent], recoveries: [Bool]) {
-    try await withTimeout(timeout, "\(count) events on \(subscription.stream)") {
+    try await collect(subscription, "\(count) events", timeout: timeout) { $0.count >= count }
+}
+
+/// Reads a subscription's events until `enough` says so (or the timeout), with the
+/// `recovered` of each resubscription on the way.
+func collect(_ subscription: StreamSubscription, _ what: String, timeout: Duration = .seconds(60),
+             until enough: @escaping @Sendable ([StreamEvent]) -> Bool) async throws -> (events: [StreamEvent], recoveries: [Bool]) {
+    try await withTimeout(timeout, "\(what) on \(subscription.stream)") {
         var events: [StreamEvent] = []
         var recoveries: [Bool] = []
         for await update in subscription.updates {
@@ -157,7 +164,7 @@ func collect(_ subscription: StreamSubscription, count: Int, timeout: Duration =
             case .event(let event): events.append(event)
             case .resubscribed(let recovered): recoveries.append(recovered)
             }
-            if events.count >= count { break }
+            if enough(events) { break }
         }
         return (events, recoveries)
     }
