@@ -4,8 +4,8 @@ import ServiceLifecycle
 
 /// Whether this node takes new clients, for a load balancer's readiness check
 /// (`GET /ready`), apart from whether it is alive (`GET /health`): not while it starts
-/// (until its HTTP server listens, which is after storage is migrated and every service is
-/// running), then ready until a graceful shutdown begins, draining after.
+/// (until its HTTP server listens, which is after storage is migrated and the services are
+/// started), then ready until a graceful shutdown begins, draining after.
 final class Readiness: Sendable {
     /// The node's state, as `/ready` names it.
     enum State: String, Sendable {
@@ -24,7 +24,8 @@ final class Readiness: Sendable {
         current.withLock { if $0 == .starting { $0 = .ready } }
     }
 
-    /// A graceful shutdown began: the node takes no new clients from now on.
+    /// A graceful shutdown began: load balancers are to send no new clients from now on
+    /// (the node still admits those that come until its connections drain).
     func drain() { current.withLock { $0 = .draining } }
 }
 
