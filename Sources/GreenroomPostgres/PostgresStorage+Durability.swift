@@ -59,3 +59,14 @@ package struct PostgresCommitSettings: Sendable, Equatable {
         }
     }
 }
+
+extension PostgresStorage {
+    /// Gives every stream a new random epoch; returns how many there are. For a database
+    /// restored to an earlier point (`greenroom renew-epochs`), before any node starts on
+    /// it: events after that point are gone and their offsets would go to other events, so
+    /// a client resuming from a position it held must be told `recovered: false`.
+    package func renewEpochs() async throws -> Int {
+        let rows = try await fetch("WITH renewed AS (UPDATE streams SET epoch = substr(md5(random()::text || name), 1, 8) RETURNING 1) SELECT count(*) FROM renewed")
+        return Int(try rows.first?.decode(Int64.self) ?? 0)
+    }
+}

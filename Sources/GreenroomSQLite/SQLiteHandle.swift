@@ -127,6 +127,37 @@ package final class SQLiteHandle: Sendable {
         try state.withLock { state in try Self.query(sql, binds, in: &state) }
     }
 
+    /// Copies this connection's whole database into `destination`'s with SQLite's online
+    /// backup API, in one step: one read transaction on this side, so the copy is the
+    /// database at one commit while other connections go on writing (WAL lets them).
+    /// - Returns: the pages copied.
+    package func copy(into destination: SQLiteHandle) throws -> Int {
+        try state.withLock { source in
+            try destination.state.withLock { target in
+                guard let from = source.db, let to = target.db else {
+                    throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed")
+                }
+                guard let backup = sqlite_nio_sqlite3_backup_init(to, "main", from, "main") else {
+                    throw Self.failure(sqlite_nio_sqlite3_errcode(to), to)
+                }
+                var status = SQLITE_OK
+                // A lock another connection holds a moment (a checkpoint, a recovery) is waited
+                // out, a few seconds at most.
+                for _ in 0..<500 {
+                    status = sqlite_nio_sqlite3_backup_step(backup, -1)
+                    let primary = status & 0xff
+                    guard primary == SQLITE_BUSY || primary == SQLITE_LOCKED else { break }
+                    sqlite_nio_sqlite3_sleep(10)
+                }
+                let pages = Int(sqlite_nio_sqlite3_backup_pagecount(backup))
+                let finished = sqlite_nio_sqlite3_backup_finish(backup)
+                guard status == SQLITE_DONE else { throw SQLiteFailure(code: status, message: "the backup stopped: " + String(cString: sqlite_nio_sqlite3_errstr(status))) }
+                try Self.check(finished, to)
+                return pages
+            }
+        }
+    }
+
     private static func query(_ sql: String, _ binds: [SQLValue], in state: inout State) throws -> [SQLRow] {
         guard let db = state.db else { throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed") }
         let statement = try prepared(sql, db: db, in: &state)

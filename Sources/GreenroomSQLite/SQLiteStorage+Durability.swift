@@ -107,6 +107,11 @@ package enum DurableFile {
         guard written == bytes.count, fsync(descriptor) == 0 else {
             throw GreenroomServerError.dataDirectory("cannot write \(path): errno \(errno)")
         }
+        syncDirectory(of: path)
+    }
+
+    /// Puts the directory entry of `path` on the disk (a new or renamed file's name).
+    package static func syncDirectory(of path: String) {
         let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY)
         guard directory >= 0 else { return }
         defer { close(directory) }
