@@ -143,6 +143,7 @@ public final class GreenroomServer: Sendable {
                 .init(service: core.events),
                 .init(service: RetentionService(core: core)),
                 .init(service: PresenceService(core: core)),
+                .init(service: NodeHeartbeatService(core: core)),
             ] + core.capabilityServices.map { .init(service: $0) } + [
                 .init(service: BoundedShutdown(
                     inner: app, grace: .seconds(max(configuration.shutdownGrace, 1)), what: "the HTTP server", logger: logger,

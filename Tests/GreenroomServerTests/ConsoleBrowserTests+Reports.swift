@@ -42,10 +42,7 @@ extension ConsoleBrowserTests {
             let driver = try await BrowserDriver(programs: programs)
             defer { driver.stop() }
             let browser = try await driver.open()
-            try await browser.go("\(server.url.absoluteString)/console")
-            try await eventually("the page loads") { try await browser.run("return !!window.console_").boolValue == true }
-            try await browser.run("document.getElementById('key').value = \(try Self.literal(server.apiKey)); document.getElementById('signin-button').click()")
-            try await eventually("signed in") { try await browser.run("return window.console_.signedIn()").boolValue == true }
+            try await Self.signIn(browser, server)
             try await browser.run("window.console_.autoConfirm = true")
 
             func review(_ report: Report) async throws {

@@ -17,6 +17,14 @@ struct ConsoleBrowserTests {
     /// The script's text for `value` as a JavaScript literal.
     static func literal(_ value: String) throws -> String { try RawJSON.string(value).jsonString() }
 
+    /// Opens the console of `server` in `browser` and signs in with its API key.
+    static func signIn(_ browser: Browser, _ server: TestServer) async throws {
+        try await browser.go("\(server.url.absoluteString)/console")
+        try await eventually("the page loads") { try await browser.run("return !!window.console_").boolValue == true }
+        try await browser.run("document.getElementById('key').value = \(try literal(server.apiKey)); document.getElementById('signin-button').click()")
+        try await eventually("signed in") { try await browser.run("return window.console_.signedIn()").boolValue == true }
+    }
+
     @Test("a wrong API key shows an error and no data; signed in, an operator finds a channel and deletes a message, which reaches a connected client as message.deleted; renames a user; follows an app stream; every page renders")
     func console() async throws {
         guard let programs = MediaPrograms.find(for: "the admin console's browser test", browsers: true) else { return }

@@ -142,6 +142,9 @@ package final class EventLog: Service, Sendable {
         }
     }
 
+    /// The writes queued and not yet taken into a batch.
+    package var queued: Int { state.withLock { $0.pending.count } }
+
     /// Writes queued appends until graceful shutdown, then drains what is left.
     package func run() async throws {
         // On the storage's own writing thread when it has one (SQLite's): the batch's

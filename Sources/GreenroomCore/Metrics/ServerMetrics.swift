@@ -1,3 +1,4 @@
+import Foundation
 import GreenroomProtocol
 import Metrics
 import Prometheus
@@ -19,6 +20,10 @@ public final class ServerMetrics: Sendable {
     private let pauses: Metrics.Counter
     private let headerTimeouts: Metrics.Counter
     private let overloads: Metrics.Counter
+    private let writerQueue: Metrics.Gauge
+    private let mediaRooms: Metrics.Gauge
+    private let livestreams: Metrics.Gauge
+    private let deliveryLatency: Metrics.Timer
     private let commandCounters = Locked<[String: Metrics.Counter]>([:])
     /// Webhook deliveries, failures, retries, parked deliveries and the queue.
     package let webhooks: WebhookMetrics
@@ -27,7 +32,10 @@ public final class ServerMetrics: Sendable {
 
     /// Makes the metrics.
     public init() {
-        factory = PrometheusMetricsFactory(registry: registry)
+        var factory = PrometheusMetricsFactory(registry: registry)
+        factory.durationHistogramBuckets["greenroom_delivery_latency_seconds"] =
+            [0.25, 0.5, 1, 2, 5, 10, 25, 50, 100, 250, 500, 1_000, 2_500, 10_000].map { Duration.microseconds(Int64($0 * 1_000)) }
+        self.factory = factory
         connectionsGauge = CountingGauge(label: "greenroom_connections", factory: factory)
         queuedGauge = CountingGauge(label: "greenroom_commands_queued", factory: factory)
         delivered = Metrics.Counter(label: "greenroom_events_delivered_total", dimensions: [], factory: factory)
@@ -36,6 +44,10 @@ public final class ServerMetrics: Sendable {
         pauses = Metrics.Counter(label: "greenroom_reads_paused_total", dimensions: [], factory: factory)
         headerTimeouts = Metrics.Counter(label: "greenroom_header_timeouts_total", dimensions: [], factory: factory)
         overloads = Metrics.Counter(label: "greenroom_writes_overloaded_total", dimensions: [], factory: factory)
+        writerQueue = Metrics.Gauge(label: "greenroom_writer_queue", dimensions: [], factory: factory)
+        mediaRooms = Metrics.Gauge(label: "greenroom_media_rooms", dimensions: [], factory: factory)
+        livestreams = Metrics.Gauge(label: "greenroom_livestreams", dimensions: [], factory: factory)
+        deliveryLatency = Metrics.Timer(label: "greenroom_delivery_latency_seconds", dimensions: [], factory: factory)
         webhooks = WebhookMetrics(factory: factory)
         push = PushMetrics(factory: factory)
     }
@@ -79,6 +91,22 @@ public final class ServerMetrics: Sendable {
     package func writerOverloaded() { overloads.increment() }
     /// Counts events appended to logs.
     package func eventsAppended(_ count: Int) { if count > 0 { appended.increment(by: count) } }
+
+    /// Records the gauges read from their owners when the metrics are read (a scrape, the
+    /// console's dashboard), instead of on every change: the writer's queue, the media rooms
+    /// with members, the livestreams running.
+    package func sample(writerQueue queued: Int, mediaRooms rooms: Int, livestreams running: Int) {
+        writerQueue.record(queued)
+        mediaRooms.record(rooms)
+        livestreams.record(running)
+    }
+
+    /// Records how long after `committed` (the event's `at`, on the node that wrote it) this
+    /// node's event loop queued an event on its subscribers: once per event and loop, not
+    /// per subscriber.
+    package func eventQueued(committedAt committed: Date) {
+        deliveryLatency.recordNanoseconds(Int64(max(0, Date().timeIntervalSince(committed)) * 1e9))
+    }
 
     /// The metrics in the Prometheus text format.
     public func exposition() -> String { registry.emitToString() }

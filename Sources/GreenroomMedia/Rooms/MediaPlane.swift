@@ -117,6 +117,9 @@ package final class MediaPlane: Sendable {
 
     private let state = Locked(State())
 
+    /// The media rooms this node holds, each with members.
+    package var roomCount: Int { state.withLock { $0.rooms.count } }
+
     package init(gateways: [JanusGateway], storage: any GreenroomStorage, events: EventLog, logger: Logger) {
         self.gateways = gateways
         self.storage = storage

@@ -3,6 +3,11 @@ import GreenroomProtocol
 import Hummingbird
 
 extension ServerCore {
+    /// Records the gauges read when the metrics are (``ServerMetrics/sample(writerQueue:mediaRooms:livestreams:)``).
+    func sampleMetrics() {
+        metrics.sample(writerQueue: events.queued, mediaRooms: media.roomCount, livestreams: livestreams.count)
+    }
+
     /// The REST routes: health, metrics, the WebSocket upgrade at `/v1/connect`, the
     /// operator's disconnect, and every capability's own.
     func buildRouter() -> Router<GreenroomRequestContext> {
@@ -24,8 +29,9 @@ extension ServerCore {
         // operator made it public: the figures tell who is connected and how busy it is.
         let metrics = configuration.publicMetrics ? router.group("/metrics") : routes.group("/metrics", for: .backend)
         metrics.get { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
-                     body: .init(byteBuffer: .init(string: self.metrics.exposition())))
+            self.sampleMetrics()
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4"],
+                            body: .init(byteBuffer: .init(string: self.metrics.exposition())))
         }
         sessions.addConnectRoute(router)
         for case let capability as any CapabilityRoutes in capabilities { capability.addRoutes(routes) }
@@ -37,6 +43,10 @@ extension ServerCore {
                 NodeConnections.Connection(clientId: self.roster.clientId(connectionId: connection.id), userId: connection.identity.userId)
             }.sorted { $0.clientId < $1.clientId }
             return try jsonResponse(NodeConnections(node: self.nodeId, connections: connections))
+        }
+        // The nodes sharing this node's store, as their heartbeats last said.
+        routes.group("/v1/nodes", for: .backend).get { _, _ in
+            try jsonResponse(NodeList(items: try await NodeHeartbeatService.listed(by: self)))
         }
         nodeConnections.post("disconnect") { request, context in
             struct Args: Decodable { var userId: String?; var cut: Bool? }

@@ -159,6 +159,7 @@ final class LoopDrainer: Sendable {
             if event.revokes?.applies(to: connection.identity.userId) == true { revoked.append(connection) }
         }
         metrics.eventsDelivered(delivered)
+        if delivered > 0 { metrics.eventQueued(committedAt: event.at) }
         for connection in revoked { connection.endSubscription(event.stream) }
         return toDrain
     }

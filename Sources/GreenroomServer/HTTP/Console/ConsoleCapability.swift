@@ -15,7 +15,7 @@ struct ConsoleCapability: CapabilityRoutes {
         }
         routes.router.get("/console/console.js") { _, _ in
             Response(status: .ok, headers: PageHeaders.script,
-                     body: .init(byteBuffer: ByteBuffer(string: ConsolePage.script)))
+                     body: .init(byteBuffer: ByteBuffer(string: ConsolePage.script + ConsolePage.dashboardScript)))
         }
     }
 }

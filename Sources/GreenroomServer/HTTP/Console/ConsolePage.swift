@@ -29,6 +29,10 @@ enum ConsolePage {
           tr.reported { background: #fff4d6; }
           img.thumb { width: 96px; height: 54px; object-fit: cover; background: #ddd; }
           #signin { background: #fff; padding: 1rem; max-width: 32rem; }
+          .charts { display: flex; flex-wrap: wrap; gap: .8rem; }
+          figure.chart { margin: 0; background: #fff; padding: .5rem; border: 1px solid #e3e6eb; }
+          figure.chart figcaption { font-size: .85rem; margin-bottom: .3rem; }
+          figure.chart .legend { font-size: .8rem; display: flex; gap: .8rem; margin-top: .2rem; }
           #stream-log { background: #111; color: #cfe; padding: .5rem; min-height: 8rem; max-height: 24rem; overflow: auto; }
         </style>
         </head>
@@ -36,6 +40,7 @@ enum ConsolePage {
         <header>
           <h1>Greenroom console</h1>
           <nav id="tabs" hidden>
+            <button data-view="dashboard">Dashboard</button>
             <button data-view="users">Users</button>
             <button data-view="channels">Channels</button>
             <button data-view="reports">Reports</button>
