@@ -30,6 +30,11 @@ struct NodeList: Codable, Sendable {
 
 /// Writes this node's ``NodeRecord`` at start and every ``interval``, removes the records of
 /// nodes gone for an hour, and removes its own when the node shuts down.
+///
+/// It writes to the storage directly, in a transaction of its own, not through the node's
+/// writer (``EventLog``): its record is no change of a client's, so it neither takes a place
+/// in the writer's bounded queue, which clients' changes fill and are refused past, nor is
+/// refused itself while that queue is full.
 struct NodeHeartbeatService: Service {
     let core: ServerCore
     /// How often the record is written.
@@ -51,9 +56,14 @@ struct NodeHeartbeatService: Service {
                 try? await Task.sleep(for: Self.interval)
             }
         }
-        _ = try? await core.events.transact { transaction in
+        try? await write { transaction in
             try await transaction.remove(NodeRecord.self, id: core.nodeId)
         }
+    }
+
+    /// Runs `body` as one transaction of the storage.
+    private func write(_ body: @escaping @Sendable (any StorageTransaction) async throws -> Void) async throws {
+        _ = try await core.storage.write([WriteStep(isolated: false, body)], retentionCount: core.configuration.retentionCount)
     }
 
     private func beat(started: Date) async throws {
@@ -61,7 +71,7 @@ struct NodeHeartbeatService: Service {
         let record = NodeRecord(id: core.nodeId, connections: core.metrics.connections, startedAt: started, seenAt: now)
         let gone = try await core.storage.list(NodeRecord.self, RecordQuery(kind: NodeRecord.recordKind, limit: 1_000))
             .filter { $0.id != core.nodeId && now.timeIntervalSince($0.seenAt) > Self.removedAfter }
-        try await core.events.transact { transaction in
+        try await write { transaction in
             try await transaction.save(record)
             for node in gone { try await transaction.remove(NodeRecord.self, id: node.id) }
         }
