@@ -19,7 +19,7 @@ struct ClientOptions: ParsableArguments {
         if let token {
             tokenText = token
         } else if let user {
-            let directory = dataDir ?? ProcessInfo.processInfo.environment["GREENROOM_DATA_DIR"] ?? "./greenroom-data"
+            let directory = CLIDataDirectory.resolve(dataDir)
             tokenText = try await CLIToken.make(userId: user, dataDir: directory, ttl: 3600, grants: grants)
         } else {
             throw ValidationError("give --user USER_ID or --token TOKEN")

@@ -19,13 +19,13 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         guard (1...50_000).contains(pageSize) else { throw ValidationError("--page-size must be 1–50000") }
-        let directory = dataDir ?? ProcessInfo.processInfo.environment["GREENROOM_DATA_DIR"] ?? "./greenroom-data"
+        let directory = CLIDataDirectory.resolve(dataDir)
         var logger = Logger(label: "greenroom.migrate")
         logger.logLevel = .error
         let report = try await StoreMigration.run(dataDirectory: directory, to: to, pageSize: pageSize, logger: logger) { line in
             StandardStreams.err(line + "\n")
         }
-        let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
+        let seconds = report.duration.seconds
         let rate = seconds > 0 ? Int(Double(report.messages) / seconds) : report.messages
         let counts = ["users", "streams", "events", "presence", "records"].map { "\(report.counts[$0] ?? 0) \($0)" }.joined(separator: ", ")
         print("migrated \(counts) (\(report.messages) messages) in \(String(format: "%.1f", seconds)) s, \(rate) messages/s")
@@ -46,9 +46,9 @@ struct Backup: AsyncParsableCommand {
     @Option(help: "The backup file to write; it must not exist.") var to: String
 
     func run() async throws {
-        let directory = dataDir ?? ProcessInfo.processInfo.environment["GREENROOM_DATA_DIR"] ?? "./greenroom-data"
+        let directory = CLIDataDirectory.resolve(dataDir)
         let report = try await StoreBackup.run(dataDirectory: directory, to: to)
-        let seconds = Double(report.duration.components.seconds) + Double(report.duration.components.attoseconds) / 1e18
+        let seconds = report.duration.seconds
         print("backed up \(report.bytes) bytes (\(report.streams) streams, each with a new epoch) to \(to) in \(String(format: "%.2f", seconds)) s")
     }
 }
@@ -77,4 +77,17 @@ struct RenewEpochs: AsyncParsableCommand {
         }
         print("\(count) streams have a new epoch")
     }
+}
+
+/// The data directory a command uses: its `--data-dir`, else `GREENROOM_DATA_DIR`, else
+/// `./greenroom-data`.
+enum CLIDataDirectory {
+    static func resolve(_ flag: String?) -> String {
+        flag ?? ProcessInfo.processInfo.environment["GREENROOM_DATA_DIR"] ?? "./greenroom-data"
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

@@ -12,7 +12,7 @@ struct Token: AsyncParsableCommand {
     @Option(name: .customLong("grant"), help: "A grant, e.g. app:scores or app:*; repeat for more.") var grants: [String] = []
 
     func run() async throws {
-        let directory = dataDir ?? ProcessInfo.processInfo.environment["GREENROOM_DATA_DIR"] ?? "./greenroom-data"
+        let directory = CLIDataDirectory.resolve(dataDir)
         print(try await CLIToken.make(userId: userId, dataDir: directory, ttl: ttl, grants: grants))
     }
 }

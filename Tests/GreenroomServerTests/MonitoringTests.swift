@@ -101,10 +101,7 @@ struct MonitoringTests {
                 #expect(answer["status"]?.stringValue == "success", "\(expression)")
             }
             // Every metric the rules and the dashboard name is one the node serves.
-            var request = URLRequest(url: server.url.appendingPathComponent("metrics"))
-            request.setValue("Bearer \(server.apiKey)", forHTTPHeaderField: "Authorization")
-            let served = Set(String(decoding: try await HTTPTransport.data(for: request).0, as: UTF8.self).split(separator: "\n")
-                .filter { $0.hasPrefix("# TYPE ") }.compactMap { $0.split(separator: " ").dropFirst(2).first.map(String.init) })
+            let served = Set(try await MetricsDocumentationTests.servedTypes(server).keys)
             let text = try String(contentsOfFile: Self.rules, encoding: .utf8) + expressions.joined(separator: "\n")
             let named = Set(text.matches(of: /greenroom_[a-z_]+/).map { String($0.output) })
             #expect(named.count >= 15 && named.isSubset(of: served), "not served: \(named.subtracting(served).sorted())")

@@ -10,6 +10,11 @@ struct StorageBackend: Sendable {
     /// Makes the broker for this storage, given the node's hub.
     let makeBroker: @Sendable (_ hub: EventHub, _ metrics: ServerMetrics, _ logger: Logger) -> any Broker
 
+    /// The embedded store's database file in `dataDirectory`.
+    static func sqlitePath(in dataDirectory: String) -> String {
+        (dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+    }
+
     /// Opens the storage `configuration` names (not yet migrated).
     static func open(_ configuration: ServerConfiguration, logger: Logger) async throws -> StorageBackend {
         if let url = configuration.databaseURL {
@@ -18,7 +23,7 @@ struct StorageBackend: Sendable {
                 PostgresEventRelay(storage: postgres, hub: hub, metrics: metrics, logger: logger)
             }
         }
-        let path = (configuration.dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        let path = sqlitePath(in: configuration.dataDirectory)
         try restrictDatabaseFiles(path)
         return StorageBackend(storage: try await SQLiteStorage.open(path: path, durability: configuration.durability, logger: logger)) { hub, metrics, _ in
             LocalBroker(hub: hub, metrics: metrics)

@@ -31,7 +31,7 @@ public enum StoreBackup {
     public static func run(dataDirectory: String, to destination: String) async throws -> Report {
         let clock = ContinuousClock()
         let started = clock.now
-        let path = (dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        let path = StorageBackend.sqlitePath(in: dataDirectory)
         let report = try await SQLiteStorage.backup(databaseAt: path, to: destination)
         return Report(bytes: report.bytes, streams: report.streams, duration: clock.now - started)
     }
@@ -40,7 +40,7 @@ public enum StoreBackup {
     /// database file put back by other means than ``run(dataDirectory:to:)``, such as a
     /// file system snapshot), with no node running on it. Returns how many streams.
     public static func renewEpochs(dataDirectory: String) async throws -> Int {
-        let path = (dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        let path = StorageBackend.sqlitePath(in: dataDirectory)
         guard FileManager.default.fileExists(atPath: path) else { throw GreenroomServerError.dataDirectory("no Greenroom database at \(path)") }
         let handle = try SQLiteHandle(path: path)
         defer { handle.close() }

@@ -46,7 +46,7 @@ public enum StoreMigration {
                            progress: @Sendable (String) -> Void = { _ in }) async throws -> Report {
         let clock = ContinuousClock()
         let started = clock.now
-        let path = (dataDirectory as NSString).appendingPathComponent("greenroom.sqlite")
+        let path = StorageBackend.sqlitePath(in: dataDirectory)
         let snapshot = try await SQLiteSnapshot.open(path: path)
         do {
             let source = try await snapshot.counts()
