@@ -36,6 +36,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.46.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        // Tracing: spans through swift-distributed-tracing, exported over OTLP/HTTP by swift-otel
+        // (its gRPC exporter left out, which would build gRPC and HTTP/2 for nothing).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.3.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Tests make their own CA and server certificate for the TLS tests.
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.5.2"..<"6.0.0"),
@@ -91,6 +95,7 @@ let package = Package(
                 "GreenroomProtocol",
                 "GreenroomStorage",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -142,6 +147,7 @@ let package = Package(
                 "GreenroomCapabilities",
                 "GreenroomSQLite",
                 "GreenroomPostgres",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -235,6 +241,20 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The OTLP exporter (swift-otel), left out of the ThreadSanitizer build (`.ci/run` sets
+// GREENROOM_WITHOUT_OTEL=1 there): Swift 6.3.1 refuses to compile swift-otel 1.6.0 with
+// -sanitize=thread ("sending 'logger' risks causing data races" in its batch processors,
+// where the sanitizer's instrumentation of a captured var counts as a concurrent use), while
+// the same source compiles without it. Such a build serves no traces (TracingBackend); a
+// condition, not `canImport`, says so, since the module may be in .build from another build.
+if let server = package.targets.first(where: { $0.name == "GreenroomServer" }) {
+    if Context.environment["GREENROOM_WITHOUT_OTEL"] == "1" {
+        server.swiftSettings = (server.swiftSettings ?? []) + [.define("GREENROOM_WITHOUT_OTEL")]
+    } else {
+        server.dependencies.append(.product(name: "OTel", package: "swift-otel"))
+    }
+}
 
 // `Fuzz/run` builds the server's libFuzzer target with GREENROOM_FUZZ=1: the files the
 // server reads network input with (linked into Fuzz/Server) compiled with coverage and

@@ -5,14 +5,22 @@ import PostgresNIO
 
 extension PostgresStorage {
     /// What a notification carries: the whole event when it is small and has no routing,
-    /// else its position.
-    package static func notifyPayload(_ event: StreamEvent) -> String {
+    /// else its position; with `trace` (a W3C `traceparent`), that too, for the other nodes'
+    /// delivery spans.
+    package static func notifyPayload(_ event: StreamEvent, trace: String? = nil) -> String {
         // An event with routing (an audience, a revocation) goes as a hint: the wire form
         // does not carry it, and the log does.
-        if event.audience == nil, event.revokes == nil, let data = try? WireCoding.encode(event), data.count <= maxNotifyPayload {
-            return String(decoding: data, as: UTF8.self)
+        let traceMember = trace.map { #""traceparent":"\#($0)","# } ?? ""
+        if event.audience == nil, event.revokes == nil, let data = try? WireCoding.encode(event),
+           data.count + traceMember.utf8.count <= maxNotifyPayload, data.first == UInt8(ascii: "{") {
+            // The event's object with the trace as its first member: a traceparent is hex
+            // digits and dashes, which need no escaping.
+            guard !traceMember.isEmpty else { return String(decoding: data, as: UTF8.self) }
+            return "{" + traceMember + String(decoding: data.dropFirst(), as: UTF8.self)
         }
-        return (try? RawJSON(encoding: ["stream": .string(event.stream), "offset": .number(Double(event.offset))] as RawJSON).jsonString()) ?? ""
+        var hint: [String: RawJSON] = ["stream": .string(event.stream), "offset": .number(Double(event.offset))]
+        if let trace { hint["traceparent"] = .string(trace) }
+        return (try? RawJSON.dictionary(hint).jsonString()) ?? ""
     }
 
     /// Creates the streams' rows where needed and locks them for the transaction, in the

@@ -216,7 +216,7 @@ extension PostgresTransaction {
                 bindings.append(key)
                 bindings.append(event.storedAudience)
                 bindings.append(event.storedRevokes)
-                notices.append(PostgresStorage.notifyPayload(event))
+                notices.append(PostgresStorage.notifyPayload(event, trace: batch.trace(of: event)))
             }
             _ = try await change(PostgresQuery(unsafeSQL: """
                 INSERT INTO events (stream, seq, type, data, at, idem_key, audience, revokes) VALUES \(rows.joined(separator: ", "))

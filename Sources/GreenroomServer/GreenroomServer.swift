@@ -110,7 +110,15 @@ public final class GreenroomServer: Sendable {
             try? await storage.close()
             throw error
         }
-        let core = ServerCore(configuration: configuration, backend: backend, media: media, tokens: tokens, secrets: secrets, logger: logger)
+        let tracing: TracingBackend?
+        do {
+            tracing = try TracingBackend.make(configuration.tracing, logger: logger)
+        } catch {
+            try? await storage.close()
+            throw GreenroomServerError.invalidConfiguration("cannot export traces to \(configuration.tracing.endpoint ?? ""): \(error)")
+        }
+        let core = ServerCore(configuration: configuration, backend: backend, media: media, tokens: tokens, secrets: secrets,
+                              tracer: tracing?.tracer, logger: logger)
 
         let (portStream, portContinuation) = AsyncStream.makeStream(of: Int.self)
         let router = core.buildRouter()
@@ -135,8 +143,10 @@ public final class GreenroomServer: Sendable {
             logger: logger)
         // Shut down in reverse order: the node turns unready (and waits for the load
         // balancer), clients are told to reconnect, then HTTP, then the
-        // retention sweep, then the event writer drains, then storage closes.
-        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: StorageService(core: core))]
+        // retention sweep, then the event writer drains, then storage closes, and last the
+        // tracer sends the spans left.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = tracing.map { [.init(service: $0.service)] } ?? []
+        services.append(.init(service: StorageService(core: core)))
         if let broker = core.broker.service { services.append(.init(service: broker)) }
         let group = ServiceGroup(configuration: .init(
             services: services + [

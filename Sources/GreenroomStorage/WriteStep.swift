@@ -15,6 +15,10 @@ public struct WriteStep: Sendable {
     /// Streams the step will append to, which a backend may lock for the whole batch at
     /// once beforehand (PostgreSQL does).
     public var streams: [String]
+    /// The W3C `traceparent` of the span that made the step, when tracing is on: a backend
+    /// that tells other nodes of the step's events (PostgreSQL's notifications) passes it
+    /// with them, so that their deliveries join the same trace.
+    public var trace: String?
 
     /// Makes a step.
     public init(isolated: Bool = true, prefetch: [RecordKey] = [], streams: [String] = [],
@@ -60,6 +64,16 @@ package final class BatchState: Sendable {
         var streams: [String: StreamInfo] = [:]
         var touched: Set<String> = []
         var events: [StreamEvent] = []
+        /// The running step's ``WriteStep/trace``.
+        var stepTrace: String?
+        /// The trace of each new event whose step had one.
+        var traces: [EventPosition: String] = [:]
+    }
+
+    /// A stream and an offset in it.
+    package struct EventPosition: Hashable, Sendable {
+        package var stream: String
+        package var offset: UInt64
     }
 
     /// A copy taken when a step begins, restored when the step fails.
@@ -104,6 +118,11 @@ package final class BatchState: Sendable {
         }
     }
 
+    /// Notes the trace of the step that runs next (``trace(of:)``).
+    package func beginStep(trace: String?) {
+        state.withLock { $0.stepTrace = trace }
+    }
+
     /// The state of a stream the transaction has loaded.
     package func info(_ name: String) -> StreamInfo? { state.withLock { $0.streams[name] } }
 
@@ -124,9 +143,20 @@ package final class BatchState: Sendable {
         state.withLock { state in
             state.streams = streams
             state.touched.formUnion(appends.map(\.stream))
-            state.events.append(contentsOf: outcomes.filter { !$0.duplicate }.map(\.event))
+            let new = outcomes.filter { !$0.duplicate }.map(\.event)
+            state.events.append(contentsOf: new)
+            if let trace = state.stepTrace {
+                for event in new { state.traces[EventPosition(stream: event.stream, offset: event.offset)] = trace }
+            }
         }
         return outcomes
+    }
+
+    /// The ``WriteStep/trace`` of the step that appended `event`, if it had one.
+    package func trace(of event: StreamEvent) -> String? {
+        state.withLock { state in
+            state.traces.isEmpty ? nil : state.traces[EventPosition(stream: event.stream, offset: event.offset)]
+        }
     }
 
     /// Runs the steps in order, isolating those that ask for it with the backend's
@@ -142,6 +172,7 @@ package final class BatchState: Sendable {
         var outcomes: [StepOutcome] = []
         outcomes.reserveCapacity(steps.count)
         for (index, step) in steps.enumerated() {
+            batch.beginStep(trace: step.trace)
             let before = batch.snapshot()
             guard step.isolated else {
                 try await step.body(transaction)

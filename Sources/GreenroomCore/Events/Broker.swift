@@ -1,5 +1,6 @@
 import GreenroomProtocol
 import ServiceLifecycle
+import Tracing
 
 /// How an event this node stored reaches the subscribers of every node: each node's hub
 /// delivers to its own connections, and the broker carries events to the hubs.
@@ -12,8 +13,9 @@ package protocol Broker: Sendable {
     /// Hands the events of a batch this node stored (in offset order per stream) to
     /// subscribers on every node; `handedOff` runs once this node's subscribers have them
     /// queued (or at once, when the broker delivers them later), and the batch is
-    /// acknowledged then.
-    func publish(_ events: [StreamEvent], then handedOff: @escaping @Sendable () -> Void)
+    /// acknowledged then. `traces` holds, when tracing is on, each event's write span (or
+    /// `nil` for an untraced one), in the order of `events`; it is empty when none is traced.
+    func publish(_ events: [StreamEvent], traces: [ServiceContext?], then handedOff: @escaping @Sendable () -> Void)
     /// Relays a signal (ephemeral, never stored) to the subscribers of its stream on
     /// every node, this one at once; best effort, with no order kept against events.
     func signal(_ signal: StreamSignal)

@@ -3,6 +3,7 @@ import GreenroomProtocol
 import GreenroomStorage
 import Logging
 import ServiceLifecycle
+import Tracing
 
 /// The node's single writer: appends and capability transactions (a channel change with
 /// its events, …) are queued, written in grouped transactions (one commit for many, each
@@ -35,6 +36,9 @@ package final class EventLog: Service, Sendable {
         var step: WriteStep
         /// Resumes the caller with the step's result or error.
         var finish: @Sendable (Result<Void, any Error>) -> Void
+        /// The step's `store.write` span, when the caller is traced: from its queueing to
+        /// its commit.
+        var span: (any Span)?
     }
 
     private struct State {
@@ -47,6 +51,8 @@ package final class EventLog: Service, Sendable {
     private let metrics: ServerMetrics
     private let retentionCount: UInt64
     private let logger: Logger
+    /// Makes the spans of traced writes; `nil` when tracing is off.
+    private let tracer: (any Tracer)?
     /// Queues, in each transaction, the deliveries its appended events owe the outbox's
     /// destinations (their owners set the routes).
     package let outbox = Outbox()
@@ -63,9 +69,13 @@ package final class EventLog: Service, Sendable {
 
     /// - Parameter broker: hands a stored event to subscribers (the local hub, or the
     ///   relay that orders events of all nodes).
+    /// - Parameter tracer: makes a `store.write` span for each write queued by a traced
+    ///   caller (``ServiceContext/current`` holds its span), whose events are handed on with
+    ///   it; `nil` when tracing is off.
     package init(storage: any GreenroomStorage, broker: any Broker, metrics: ServerMetrics, retentionCount: UInt64, logger: Logger,
-         queueLimit: Int = 10_000, queueWait: Duration = .seconds(5)) {
+         queueLimit: Int = 10_000, queueWait: Duration = .seconds(5), tracer: (any Tracer)? = nil) {
         self.storage = storage
+        self.tracer = tracer
         self.queueLimit = queueLimit
         self.queueWait = queueWait
         self.broker = broker
@@ -113,6 +123,23 @@ package final class EventLog: Service, Sendable {
     }
 
     private func enqueue(_ step: WriteStep) async throws {
+        var step = step
+        var span: (any Span)?
+        if let tracer, let context = ServiceContext.current {
+            let write = tracer.startSpan("store.write", context: context, ofKind: .internal)
+            write.attributes["greenroom.writer.queued"] = state.withLock { $0.pending.count }
+            step.trace = TraceContext.traceparent(of: write.context, tracer: tracer)
+            span = write
+        }
+        do {
+            try await enqueue(step, span: span)
+        } catch {
+            span?.fail(error)
+            throw error
+        }
+    }
+
+    private func enqueue(_ step: WriteStep, span: (any Span)?) async throws {
         // Push back: while the queue is full the caller waits (a command holds its
         // connection's next one meanwhile), and past the wait it is refused.
         if state.withLock({ $0.pending.count >= queueLimit }) {
@@ -126,7 +153,7 @@ package final class EventLog: Service, Sendable {
             }
         }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let pending = Pending(step: step) { continuation.resume(with: $0) }
+            let pending = Pending(step: step, finish: { continuation.resume(with: $0) }, span: span)
             let accepted = state.withLock { state -> Bool in
                 guard !state.stopped else { return false }
                 state.pending.append(pending)
@@ -179,16 +206,44 @@ package final class EventLog: Service, Sendable {
                 for case .success(let stored) in outcomes { events += stored }
                 metrics.eventsAppended(events.count)
                 outbox.committed()
+                let traces = tracer == nil ? [] : Self.endSpans(batch, outcomes)
                 // Acknowledged once the event loops have queued the events on their
                 // subscribers; the writer goes on to the next batch meanwhile.
-                broker.publish(events) {
+                broker.publish(events, traces: traces) {
                     for (pending, outcome) in zip(batch, outcomes) { pending.finish(outcome.map { _ in () }) }
                 }
             } catch {
                 logger.error("writing a batch of \(batch.count) failed: \(error)")
                 let failure = (error as? GreenroomError) ?? GreenroomError(.internalError, "the change could not be stored")
-                for pending in batch { pending.finish(.failure(failure)) }
+                for pending in batch {
+                    pending.span?.fail(failure)
+                    pending.finish(.failure(failure))
+                }
             }
         }
+    }
+
+    /// Ends the committed batch's write spans, and returns the trace of each of its new
+    /// events in order: its step's span, or `nil` for an untraced step (none at all when no
+    /// step was traced).
+    private static func endSpans(_ batch: [Pending], _ outcomes: [StepOutcome]) -> [ServiceContext?] {
+        guard batch.contains(where: { $0.span != nil }) else { return [] }
+        var traces: [ServiceContext?] = []
+        for (pending, outcome) in zip(batch, outcomes) {
+            guard let span = pending.span else {
+                if case .success(let stored) = outcome { traces += Array(repeating: nil, count: stored.count) }
+                continue
+            }
+            span.attributes["greenroom.writer.batch"] = batch.count
+            switch outcome {
+            case .success(let stored):
+                span.attributes["greenroom.events"] = stored.count
+                traces += Array(repeating: span.context, count: stored.count)
+                span.end()
+            case .failure(let error):
+                span.fail(error)
+            }
+        }
+        return traces
     }
 }

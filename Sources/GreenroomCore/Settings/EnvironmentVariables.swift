@@ -22,4 +22,15 @@ package struct EnvironmentVariables {
         guard let parsed = T(raw) else { throw GreenroomServerError.invalidConfiguration("\(name)=\(raw) is not a valid \(T.self)") }
         return parsed
     }
+
+    /// The variable as a switch: `1`, `true` or `yes` is on, `0`, `false` or `no` off (any
+    /// case); `nil` when unset or empty.
+    /// - Throws: ``GreenroomServerError/invalidConfiguration(_:)`` for anything else.
+    package func flag(_ name: String) throws -> Bool? {
+        guard let raw = text(name) else { return nil }
+        guard let value = ["1": true, "true": true, "yes": true, "0": false, "false": false, "no": false][raw.lowercased()] else {
+            throw GreenroomServerError.invalidConfiguration("\(name) must be 1 or 0")
+        }
+        return value
+    }
 }

@@ -44,12 +44,7 @@ public struct WebhookSettings: Sendable, Hashable {
         settings.maxAttempts = try variables.value("GREENROOM_WEBHOOK_MAX_ATTEMPTS") ?? settings.maxAttempts
         settings.retryBase = try variables.value("GREENROOM_WEBHOOK_RETRY_SECONDS") ?? settings.retryBase
         settings.retryCap = try variables.value("GREENROOM_WEBHOOK_RETRY_CAP_SECONDS") ?? settings.retryCap
-        if let allow = variables.text("GREENROOM_WEBHOOK_ALLOW_PRIVATE") {
-            guard let value = ["1": true, "true": true, "yes": true, "0": false, "false": false, "no": false][allow.lowercased()] else {
-                throw GreenroomServerError.invalidConfiguration("GREENROOM_WEBHOOK_ALLOW_PRIVATE must be 1 or 0")
-            }
-            settings.allowPrivateAddresses = value
-        }
+        settings.allowPrivateAddresses = try variables.flag("GREENROOM_WEBHOOK_ALLOW_PRIVATE") ?? settings.allowPrivateAddresses
     }
 
     /// Checks that every setting is in range.

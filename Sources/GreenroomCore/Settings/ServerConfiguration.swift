@@ -178,6 +178,8 @@ public struct ServerConfiguration: Sendable {
     public var webhooks = WebhookSettings()
     /// Push notifications through APNs (`GREENROOM_APNS_*`).
     public var push = PushSettings()
+    /// Traces exported over OTLP (`GREENROOM_OTLP_*`; off by default).
+    public var tracing = TracingSettings()
 
     /// The default configuration.
     public init() {}

@@ -2,6 +2,7 @@ import Foundation
 import GreenroomProtocol
 import Logging
 import ServiceLifecycle
+import Tracing
 
 /// The composition root: the realtime core that knows no product (storage and its broker,
 /// the event log, the hub, connections, tokens, metrics) and the capabilities registered
@@ -48,6 +49,8 @@ final class ServerCore: Sendable {
     let rateLimiter: RateLimiter
     /// Delivers the outbox's jobs to the capabilities' destinations.
     let deliveries: OutboxDispatcher
+    /// Makes the spans of commands, writes and deliveries; `nil` when tracing is off.
+    let tracer: (any Tracer)?
 
     /// The capabilities this server offers: the one list to change when adding one.
     static func makeCapabilities(_ core: CapabilityContext) -> [any Capability] {
@@ -67,15 +70,16 @@ final class ServerCore: Sendable {
     }
 
     init(configuration: ServerConfiguration, backend: StorageBackend, media mediaBackend: MediaBackend = .none,
-         tokens: TokenService, secrets: Secrets, logger: Logger) {
+         tokens: TokenService, secrets: Secrets, tracer: (any Tracer)? = nil, logger: Logger) {
         let storage = backend.storage
         let nodeId = RandomHex.string(bytes: 6)
         let metrics = ServerMetrics()
-        let hub = EventHub()
+        let hub = EventHub(tracer: tracer, node: nodeId)
         let broker = backend.makeBroker(hub, metrics, logger)
         let events = EventLog(storage: storage, broker: broker, metrics: metrics, retentionCount: configuration.retentionCount, logger: logger,
                               queueLimit: configuration.writeQueueLimit,
-                              queueWait: .milliseconds(Int64(configuration.writeQueueWait * 1000)))
+                              queueWait: .milliseconds(Int64(configuration.writeQueueWait * 1000)), tracer: tracer)
+        self.tracer = tracer
         let roster = Roster(nodeId: nodeId, ttl: configuration.presenceTTL)
         let connections = ConnectionRegistry()
         hub.watch(type: TokenRevocation.eventType) { event in
@@ -124,7 +128,7 @@ final class ServerCore: Sendable {
         services.userDeletion.add { deletion, transaction in
             try await Presences.removeEntries(of: deletion.userId, owners: owners, in: transaction)
         }
-        var router = CommandRouter(metrics: metrics, rateLimiter: rateLimiter, logger: logger)
+        var router = CommandRouter(metrics: metrics, rateLimiter: rateLimiter, logger: logger, tracer: tracer)
         router.registerStreamOperations(subscriptions)
         router.registerPresenceOperations(presences)
         router.registerResourceTokenOperations(tokens)

@@ -1,5 +1,6 @@
 import GreenroomProtocol
 import NIOCore
+import Tracing
 
 /// The local fan-out: hands each stored event to the event loops of this node that have
 /// subscribers of its stream.
@@ -10,6 +11,16 @@ import NIOCore
 /// (``publish(_:metrics:then:)``): the node's writer does a lookup per loop, not per
 /// subscriber, and the calls go one way, from the hub to the loops.
 final class EventHub: Sendable {
+    /// Makes the delivery spans of traced events (``DeliverySpan``); `nil` when tracing is off.
+    let tracer: (any Tracer)?
+    /// This node's id, on its delivery spans.
+    let node: String
+
+    init(tracer: (any Tracer)? = nil, node: String = "") {
+        self.tracer = tracer
+        self.node = node
+    }
+
     /// The drainer of each event loop that has had a connection of this node: one a loop
     /// of the (process-wide) event loop group, never removed. Each holds its loop, so a
     /// loop's identifier is never reused for another while its drainer is here.
@@ -52,8 +63,10 @@ final class EventHub: Sendable {
 
     /// Hands `events` (stored, in offset order per stream) to the event loops that have
     /// subscribers of their streams; `handedOff` runs once each of those loops has queued
-    /// them on its subscribers (at once when none has any).
-    func publish(_ events: [StreamEvent], metrics: ServerMetrics, then handedOff: (@Sendable () -> Void)? = nil) {
+    /// them on its subscribers (at once when none has any). `traces`, when not empty, holds
+    /// each event's write span (see ``Broker/publish(_:traces:then:)``), which this node's
+    /// delivery span of it follows.
+    func publish(_ events: [StreamEvent], traces: [ServiceContext?] = [], metrics: ServerMetrics, then handedOff: (@Sendable () -> Void)? = nil) {
         let loops = drainers.withLock { Array($0.values) }.compactMap { drainer -> (drainer: LoopDrainer, events: [Int])? in
             let followed = drainer.followed(events)
             return followed.isEmpty ? nil : (drainer, followed)
@@ -62,13 +75,29 @@ final class EventHub: Sendable {
         for index in loops.flatMap(\.events) where frames[index] == nil {
             frames[index] = try? Self.encode(events[index])
         }
+        let spans = deliverySpans(events, traces: traces, loops: loops.map(\.events))
         let countdown = loops.isEmpty ? nil : handedOff.map { HandOffCountdown(loops: loops.count, then: $0) }
         for (drainer, indices) in loops {
-            let handOff = LoopDrainer.HandOff(events: indices.compactMap { index in frames[index].map { (events[index], $0) } },
-                                              metrics: metrics, countdown: countdown)
+            let handOff = LoopDrainer.HandOff(
+                events: indices.compactMap { index in frames[index].map { (events[index], $0, spans[index]) } },
+                metrics: metrics, countdown: countdown)
             drainer.handOff(handOff)
         }
         if countdown == nil { handedOff?() }
+    }
+
+    /// The delivery span of each traced event, by index (``DeliverySpan``); empty when
+    /// tracing is off or no event is traced.
+    private func deliverySpans(_ events: [StreamEvent], traces: [ServiceContext?], loops: [[Int]]) -> [Int: DeliverySpan] {
+        guard let tracer, traces.count == events.count else { return [:] }
+        var loopCount: [Int: Int] = [:]
+        for indices in loops { for index in indices { loopCount[index, default: 0] += 1 } }
+        var spans: [Int: DeliverySpan] = [:]
+        for (index, trace) in traces.enumerated() {
+            guard let trace else { continue }
+            spans[index] = DeliverySpan(events[index], parent: trace, loops: loopCount[index] ?? 0, node: node, tracer: tracer)
+        }
+        return spans
     }
 
     /// Hands a signal to the event loops that have subscribers of its stream, each of which

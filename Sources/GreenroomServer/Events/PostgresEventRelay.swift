@@ -3,6 +3,7 @@ import GreenroomProtocol
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import Tracing
 
 /// Carries events between nodes that share one PostgreSQL database.
 ///
@@ -16,9 +17,11 @@ import ServiceLifecycle
 /// `{"signal": {...}, "origin": id}`, sent one at a time by one task, and reach this
 /// node's hub at once and the other nodes' hubs as their listeners read them.
 final class PostgresEventRelay: Service, Sendable {
+    /// What the relay is given; an event's or a hint's `trace` is the span of the write
+    /// that stored it, when traced (read from the notification's `traceparent`).
     enum Input: Sendable {
-        case event(StreamEvent)
-        case hint(stream: String, offset: UInt64)
+        case event(StreamEvent, trace: ServiceContext?)
+        case hint(stream: String, offset: UInt64, trace: ServiceContext?)
         case catchUp
         case signal(StreamSignal)
     }
@@ -61,9 +64,9 @@ final class PostgresEventRelay: Service, Sendable {
         outgoingContinuation.yield(String(decoding: data, as: UTF8.self))
     }
 
-    /// Offers an event this node appended.
-    func offer(_ event: StreamEvent) {
-        continuation.yield(.event(event))
+    /// Offers an event this node appended, with its write's span when traced.
+    func offer(_ event: StreamEvent, trace: ServiceContext? = nil) {
+        continuation.yield(.event(event, trace: trace))
     }
 
     func run() async throws {
@@ -105,7 +108,7 @@ final class PostgresEventRelay: Service, Sendable {
                     attempt = 0
                     self.continuation.yield(.catchUp)
                     for try await notification in notifications {
-                        if let input = Self.parse(notification.payload, ownOrigin: self.origin) { self.continuation.yield(input) }
+                        if let input = Self.parse(notification.payload, ownOrigin: self.origin, tracer: self.hub.tracer) { self.continuation.yield(input) }
                     }
                 }
             } catch {
@@ -118,45 +121,50 @@ final class PostgresEventRelay: Service, Sendable {
     }
 
     /// What a notification's payload says: a whole event, or a hint naming a stream's
-    /// offset; `nil` when it is neither.
+    /// offset; `nil` when it is neither. With a `tracer`, a `traceparent` it carries becomes
+    /// the input's trace.
     ///
     /// Read in one pass by ``RawJSON``'s parser: every node reads every notification,
     /// its own appends' included, and with Foundation's `JSONDecoder` reading them took
     /// 11.7% of a node's CPU while it stored chat messages (`bench store` on PostgreSQL,
     /// `perf record`), 4.3% with this parser.
-    static func parse(_ payload: String, ownOrigin: String = "") -> Input? {
+    static func parse(_ payload: String, ownOrigin: String = "", tracer: (any Tracer)? = nil) -> Input? {
         guard let value = try? RawJSON(json: payload) else { return nil }
         if let signal = value["signal"] {
             guard value["origin"]?.stringValue != ownOrigin, let parsed = try? signal.decode(as: StreamSignal.self) else { return nil }
             return .signal(parsed)
         }
-        if value["epoch"] != nil, let event = try? StreamEvent(parsing: value) { return .event(event) }
+        var trace: ServiceContext?
+        if let tracer, let traceparent = value["traceparent"]?.stringValue {
+            trace = TraceContext.context(traceparent: traceparent, tracer: tracer)
+        }
+        if value["epoch"] != nil, let event = try? StreamEvent(parsing: value) { return .event(event, trace: trace) }
         // A hint, or an event that does not read as one: its position, read again from the log.
         guard let stream = value["stream"]?.stringValue, let number = value["offset"]?.numberValue,
               let offset = UInt64(exactly: number), offset >= 1 else { return nil }
-        return .hint(stream: stream, offset: offset)
+        return .hint(stream: stream, offset: offset, trace: trace)
     }
 
     private func process(_ input: Input) async {
         switch input {
-        case .event(let event):
+        case .event(let event, let trace):
             hub.observe([event])
-            await advance(event.stream, to: event.offset, event: event)
-        case .hint(let stream, let offset):
-            await advance(stream, to: offset, event: nil)
+            await advance(event.stream, to: event.offset, event: event, trace: trace)
+        case .hint(let stream, let offset, let trace):
+            await advance(stream, to: offset, event: nil, trace: trace)
         case .signal(let signal):
             hub.signal(signal, metrics: metrics)
         case .catchUp:
             for stream in published.withLock({ Array($0.keys) }) {
                 guard let info = try? await storage.streamInfo(stream) else { continue }
-                await advance(stream, to: info.head, event: nil)
+                await advance(stream, to: info.head, event: nil, trace: nil)
             }
         }
     }
 
     /// Publishes `stream`'s events up to `offset`, in order, reading from the log what was
-    /// not handed over.
-    private func advance(_ stream: String, to offset: UInt64, event: StreamEvent?) async {
+    /// not handed over; `trace` is the span of the write that stored the event at `offset`.
+    private func advance(_ stream: String, to offset: UInt64, event: StreamEvent?, trace: ServiceContext?) async {
         guard hub.subscriberCount(stream) > 0 else {
             published.withLock { _ = $0.removeValue(forKey: stream) }
             return
@@ -164,7 +172,7 @@ final class PostgresEventRelay: Service, Sendable {
         let last = published.withLock { $0[stream] }
         if let last, offset <= last { return }
         if let event, last == nil || offset == last! + 1 {
-            deliver(event)
+            deliver(event, trace: trace)
             return
         }
         var from = last ?? (offset - 1)
@@ -176,7 +184,7 @@ final class PostgresEventRelay: Service, Sendable {
                 logger.error("cannot read \(stream) after \(from) to relay it: \(error)")
                 return
             }
-            for item in events where item.offset <= offset { deliver(item) }
+            for item in events where item.offset <= offset { deliver(item, trace: item.offset == offset ? trace : nil) }
             guard let newest = events.last, newest.offset > from else { break }
             from = newest.offset
         }
@@ -184,9 +192,9 @@ final class PostgresEventRelay: Service, Sendable {
         published.withLock { state in if (state[stream] ?? 0) < offset { state[stream] = offset } }
     }
 
-    private func deliver(_ event: StreamEvent) {
+    private func deliver(_ event: StreamEvent, trace: ServiceContext?) {
         published.withLock { $0[event.stream] = event.offset }
-        hub.publish([event], metrics: metrics)
+        hub.publish([event], traces: trace.map { [$0] } ?? [], metrics: metrics)
     }
 }
 

@@ -12,6 +12,8 @@ extension ServerCore {
     /// operator's disconnect, and every capability's own.
     func buildRouter() -> Router<GreenroomRequestContext> {
         let router = Router(context: GreenroomRequestContext.self)
+        // Outside the error middleware: a refusal's span gets its status and error name.
+        if let tracer { router.add(middleware: RestTracingMiddleware(tracer: tracer)) }
         router.add(middleware: ErrorMiddleware(logger: logger))
         router.get("/health") { _, _ in
             try jsonResponse(["status": "ok"])

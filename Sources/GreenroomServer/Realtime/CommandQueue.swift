@@ -1,6 +1,7 @@
 import DequeModule
 import GreenroomProtocol
 import NIOCore
+import Tracing
 
 /// One connection's received commands, run in the order they came by a task that exists
 /// only while there are commands to run: an idle connection has no task at all.
@@ -15,7 +16,8 @@ final class CommandQueue: Sendable {
     static let resumeAt = 4
 
     private struct State {
-        var pending = Deque<ByteBuffer>()
+        /// Each command's text, and when its frame arrived when tracing is on (its span starts then).
+        var pending = Deque<(text: ByteBuffer, arrived: DefaultTracerClock.Instant?)>()
         var running = false
         var readsPaused = false
         var closed = false
@@ -47,9 +49,10 @@ final class CommandQueue: Sendable {
     /// way still hands on the frames it holds (at most a read's bytes, 4 × 64 KB), so a
     /// connection makes the server hold at most that beyond ``pauseAt`` commands.
     func received(_ text: ByteBuffer) {
+        let arrived = commands.tracer == nil ? nil : DefaultTracerClock.now
         let (start, pause, queued) = state.withLock { state -> (Bool, Bool, Bool) in
             guard !state.closed else { return (false, false, false) }
-            state.pending.append(text)
+            state.pending.append((text, arrived))
             let start = !state.running
             state.running = true
             let pause = !state.readsPaused && state.pending.count >= Self.pauseAt
@@ -81,7 +84,7 @@ final class CommandQueue: Sendable {
 
     private func run() async {
         while true {
-            let (next, resume, waiters) = state.withLock { state -> (ByteBuffer?, Bool, [CheckedContinuation<Void, Never>]) in
+            let (next, resume, waiters) = state.withLock { state -> ((text: ByteBuffer, arrived: DefaultTracerClock.Instant?)?, Bool, [CheckedContinuation<Void, Never>]) in
                 guard !state.closed, let next = state.pending.popFirst() else {
                     state.running = false
                     defer { state.idleWaiters.removeAll() }
@@ -97,7 +100,7 @@ final class CommandQueue: Sendable {
                 for waiter in waiters { waiter.resume() }
                 return
             }
-            let hold = await commands.handle(next, on: connection, as: caller, pipeline: pipeline)
+            let hold = await commands.handle(next.text, arrived: next.arrived, on: connection, as: caller, pipeline: pipeline)
             if let wait = self.hold(after: hold) {
                 // Meanwhile the commands pile up to `pauseAt` and the socket is read no more.
                 try? await Task.sleep(for: wait)

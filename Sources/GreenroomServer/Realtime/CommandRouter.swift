@@ -2,6 +2,7 @@ import Foundation
 import GreenroomProtocol
 import Logging
 import NIOCore
+import Tracing
 
 /// One command as the router runs it: its id, its caller, and the caller's session. The
 /// router keeps this to itself: a handler gets the caller and its arguments, and the
@@ -27,6 +28,8 @@ struct CommandRouter: Sendable {
     let rateLimiter: RateLimiter
     /// Where failures that are not the client's are logged.
     let logger: Logger
+    /// Makes each command's span when tracing is on (``CommandSpan``); `nil` when it is off.
+    let tracer: (any Tracer)?
 
     private(set) var handlers: [String: Handler] = [:]
     /// Operations that may overlap the commands after them (see ``CommandPipeline``): each
@@ -119,8 +122,10 @@ struct CommandRouter: Sendable {
     /// connection's next one for the refusal's `retryAfterMs` (see ``hold(_:)``), so that a
     /// client sending past its budget is read no faster than it is let act. A malformed or
     /// unknown command takes a token of its user's reads, and holds the same way without one.
+    /// `arrived` is when its frame was read, the start of its span when tracing is on.
     @discardableResult
-    func handle(_ text: ByteBuffer, on connection: ClientConnection, as caller: Caller, pipeline: CommandPipeline) async -> Duration? {
+    func handle(_ text: ByteBuffer, arrived: DefaultTracerClock.Instant? = nil, on connection: ClientConnection, as caller: Caller,
+                pipeline: CommandPipeline) async -> Duration? {
         let command: CommandFrame
         do {
             command = try CommandFrame.parse(text.readableBytesView)
@@ -141,15 +146,18 @@ struct CommandRouter: Sendable {
             return Self.hold(refusal)
         }
         let call = CommandCall(id: command.id, caller: caller, session: ConnectionSession(connection: connection))
+        let span = tracer.map { CommandSpan(command, caller: caller, arrived: arrived, tracer: $0) }
         guard pipelined.contains(command.op) else {
             await pipeline.waitUntilIdle()
-            await run(handler, command, call, on: connection)
+            await run(handler, command, call, on: connection, span: span)
             return nil
         }
         let turn = CommandTurn()
         pipeline.begin()
         Task {
-            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) { await run(handler, command, call, on: connection) }
+            await EventLog.$whenQueued.withValue(EventLog.QueuedHook { turn.pass() }) {
+                await run(handler, command, call, on: connection, span: span)
+            }
             turn.pass()
             pipeline.end()
         }
@@ -164,14 +172,32 @@ struct CommandRouter: Sendable {
         return .milliseconds(max(refusal.retryAfterMs ?? 0, 1))
     }
 
-    private func run(_ handler: Handler, _ command: CommandFrame, _ call: CommandCall, on connection: ClientConnection) async {
+    /// Runs a command's handler and queues its reply; with a span, inside it (what the
+    /// command writes is traced as its child) and ends it with the outcome.
+    private func run(_ handler: Handler, _ command: CommandFrame, _ call: CommandCall, on connection: ClientConnection,
+                     span: CommandSpan?) async {
+        guard let span else {
+            await run(handler, command, call, on: connection)
+            return
+        }
+        let failure = await ServiceContext.$current.withValue(span.context) {
+            await run(handler, command, call, on: connection)
+        }
+        span.end(failure)
+    }
+
+    /// Runs a command's handler and queues its reply. - Returns: its failure, if it failed.
+    @discardableResult
+    private func run(_ handler: Handler, _ command: CommandFrame, _ call: CommandCall, on connection: ClientConnection) async -> GreenroomError? {
         do {
             if let reply = try await handler(call, command.args) { connection.send(reply) }
             metrics.command(command.op, outcome: "ok")
+            return nil
         } catch {
             let failure = GreenroomError.reported(error, to: logger)
             metrics.command(command.op, outcome: failure.name)
             connection.send(Self.errorFrame(command.id, failure))
+            return failure
         }
     }
 }

@@ -32,8 +32,9 @@ final class LoopDrainer: Sendable {
 
     /// Stored events for this loop's subscribers of their streams, in offset order per stream.
     struct HandOff: Sendable {
-        /// Each event with its frame (encoded once for every loop).
-        var events: [(event: StreamEvent, frame: ByteBuffer)]
+        /// Each event with its frame (encoded once for every loop), and its delivery span
+        /// when it is traced.
+        var events: [(event: StreamEvent, frame: ByteBuffer, span: DeliverySpan?)]
         let metrics: ServerMetrics
         /// Told once this loop has queued them; `nil` when nobody waits.
         let countdown: HandOffCountdown?
@@ -114,8 +115,10 @@ final class LoopDrainer: Sendable {
     private func drainChunk() {
         while let handOff = state.withLock({ $0.handOffs.popFirst() }) {
             var toDrain: [ClientConnection] = []
-            for (event, frame) in handOff.events {
-                toDrain += deliver(event, frame: frame, metrics: handOff.metrics)
+            for (event, frame, span) in handOff.events {
+                let (connections, delivered) = deliver(event, frame: frame, metrics: handOff.metrics)
+                toDrain += connections
+                span?.loopDone(delivered: delivered)
             }
             state.withLock { $0.waiting.append(contentsOf: toDrain) }
             handOff.countdown?.signal()
@@ -147,8 +150,8 @@ final class LoopDrainer: Sendable {
 
     /// On the loop: queues `event` on its stream's subscribers here (of its audience, when
     /// it names one), then ends the subscriptions of those it revokes.
-    /// - Returns: the connections that need a drain.
-    private func deliver(_ event: StreamEvent, frame: ByteBuffer, metrics: ServerMetrics) -> [ClientConnection] {
+    /// - Returns: the connections that need a drain, and how many it was queued on.
+    private func deliver(_ event: StreamEvent, frame: ByteBuffer, metrics: ServerMetrics) -> (toDrain: [ClientConnection], delivered: Int) {
         let connections = state.withLock { state in state.subscribers[event.stream].map { Array($0.values) } ?? [] }
         var toDrain: [ClientConnection] = []
         var revoked: [ClientConnection] = []
@@ -161,7 +164,7 @@ final class LoopDrainer: Sendable {
         metrics.eventsDelivered(delivered)
         if delivered > 0 { metrics.eventQueued(committedAt: event.at) }
         for connection in revoked { connection.endSubscription(event.stream) }
-        return toDrain
+        return (toDrain, delivered)
     }
 }
 
