@@ -35,15 +35,15 @@ final class OTLPReceiver: Sendable {
 
     /// Starts listening on a free loopback port; returns the base URL to export to.
     func start() async throws -> String {
-        let bound = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Handler(receiver: self))
-                }
+        let bound = try await LoopbackHTTPServer.listen { head, body, reply in
+            // An OTLP success: 200 with an empty ExportTraceServiceResponse (no bytes in protobuf).
+            guard let contentType = self.arrived(head: head, body: body) else {
+                reply.send(status: 400)
+                return
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            reply.send(status: 200, headers: [("Content-Type", contentType)],
+                       body: ByteBuffer(string: contentType == "application/json" ? "{}" : ""))
+        }
         channel.withLock { $0 = bound }
         return "http://127.0.0.1:\(bound.localAddress?.port ?? 0)"
     }
@@ -54,7 +54,7 @@ final class OTLPReceiver: Sendable {
     }
 
     /// Reads one export; returns the content type to answer with, `nil` when it was none.
-    fileprivate func arrived(head: HTTPRequestHead, body: Data) -> String? {
+    private func arrived(head: HTTPRequestHead, body: Data) -> String? {
         let contentType = head.headers.first(name: "Content-Type") ?? ""
         requests.withLock { $0.append((head.uri, contentType)) }
         guard head.method == .POST, head.uri == "/v1/traces" else { return nil }
@@ -114,37 +114,5 @@ final class OTLPReceiver: Sendable {
             }
         }
         return result
-    }
-
-    private final class Handler: ChannelInboundHandler {
-        typealias InboundIn = HTTPServerRequestPart
-        typealias OutboundOut = HTTPServerResponsePart
-        let receiver: OTLPReceiver
-        var head: HTTPRequestHead?
-        var body = Data()
-
-        init(receiver: OTLPReceiver) { self.receiver = receiver }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            switch unwrapInboundIn(data) {
-            case .head(let head):
-                self.head = head
-                body = Data()
-            case .body(let buffer):
-                body.append(contentsOf: buffer.readableBytesView)
-            case .end:
-                guard let head else { return }
-                let contentType = receiver.arrived(head: head, body: body)
-                // An OTLP success: 200 with an empty ExportTraceServiceResponse (no bytes in protobuf).
-                let answer = ByteBuffer(string: contentType == "application/json" ? "{}" : "")
-                var headers = HTTPHeaders()
-                headers.add(name: "Content-Length", value: "\(answer.readableBytes)")
-                if let contentType { headers.add(name: "Content-Type", value: contentType) }
-                let status: HTTPResponseStatus = contentType == nil ? .badRequest : .ok
-                context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))), promise: nil)
-                context.write(wrapOutboundOut(.body(.byteBuffer(answer))), promise: nil)
-                context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-            }
-        }
     }
 }

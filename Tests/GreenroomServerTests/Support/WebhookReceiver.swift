@@ -54,15 +54,17 @@ final class WebhookReceiver: Sendable {
     /// Starts listening on `port` (0: any); returns the port.
     @discardableResult
     func start(port: Int = 0) async throws -> Int {
-        let bound = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Handler(receiver: self))
-                }
+        let bound = try await LoopbackHTTPServer.listen(port: port) { head, body, reply in
+            guard let (answer, id) = self.arrived(head: head, body: body) else {
+                reply.send(status: 400)
+                return
             }
-            .bind(host: "127.0.0.1", port: port).get()
+            switch answer {
+            case .status(let code): reply.send(status: code) { self.finished(id) }
+            case .redirect(let location): reply.send(status: 307, headers: [("Location", location)]) { self.finished(id) }
+            case .stall(let delay): reply.send(status: 200, after: delay) { self.finished(id) }
+            }
+        }
         channel.withLock { $0 = bound }
         return bound.localAddress?.port ?? 0
     }
@@ -79,7 +81,7 @@ final class WebhookReceiver: Sendable {
     }
 
     /// Checks a request and picks its answer; `nil` when it does not parse.
-    fileprivate func arrived(head: HTTPRequestHead, body: Data) -> (Answer, String)? {
+    private func arrived(head: HTTPRequestHead, body: Data) -> (Answer, String)? {
         guard let event = try? WireCoding.decode(WebhookEvent.self, from: body) else { return nil }
         var verified = false
         if let header = head.headers.first(name: WebhookHeaders.signature), let parsed = WebhookHeaders.parse(header),
@@ -107,56 +109,7 @@ final class WebhookReceiver: Sendable {
         return (answer, event.id)
     }
 
-    fileprivate func finished(_ id: String) {
+    private func finished(_ id: String) {
         inFlight.withLock { $0[id, default: 1] -= 1 }
-    }
-
-    private final class Handler: ChannelInboundHandler {
-        typealias InboundIn = HTTPServerRequestPart
-        typealias OutboundOut = HTTPServerResponsePart
-        let receiver: WebhookReceiver
-        var head: HTTPRequestHead?
-        var body = Data()
-
-        init(receiver: WebhookReceiver) { self.receiver = receiver }
-
-        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            switch unwrapInboundIn(data) {
-            case .head(let head):
-                self.head = head
-                body = Data()
-            case .body(let buffer):
-                body.append(contentsOf: buffer.readableBytesView)
-            case .end:
-                guard let head else { return }
-                guard let (answer, id) = receiver.arrived(head: head, body: body) else {
-                    respond(context, status: 400)
-                    return
-                }
-                switch answer {
-                case .status(let code):
-                    respond(context, status: code)
-                    receiver.finished(id)
-                case .redirect(let location):
-                    respond(context, status: 307, location: location)
-                    receiver.finished(id)
-                case .stall(let delay):
-                    let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-                    context.eventLoop.scheduleTask(in: delay) {
-                        let (handler, context) = loopBound.value
-                        handler.respond(context, status: 200)
-                        handler.receiver.finished(id)
-                    }
-                }
-            }
-        }
-
-        func respond(_ context: ChannelHandlerContext, status: Int, location: String? = nil) {
-            var headers = HTTPHeaders()
-            headers.add(name: "Content-Length", value: "0")
-            if let location { headers.add(name: "Location", value: location) }
-            context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers))), promise: nil)
-            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
-        }
     }
 }
