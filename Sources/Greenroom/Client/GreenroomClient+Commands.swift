@@ -116,11 +116,15 @@ extension GreenroomClient {
     }
 
     /// Sends `stream.subscribe`; the reply sets the subscription's position in the read
-    /// loop, before any event that follows it is handled.
-    func sendSubscribe(_ subscription: StreamSubscription, since: StreamPosition?) async throws -> SubscribeResult {
+    /// loop, before any event that follows it is handled. When `resubscribing`, the
+    /// subscription's `resubscribed(recovered:)` note is queued there too, so that it comes
+    /// before the events the resumed subscription delivers, never among them.
+    func sendSubscribe(_ subscription: StreamSubscription, since: StreamPosition?, resubscribing: Bool = false) async throws -> SubscribeResult {
         let op = StreamOperation.subscribe
         let raw = try await sendNow(op.name, args: try RawJSON(encoding: SubscribeArgs(stream: subscription.stream, since: since))) { raw in
-            if let result = try? raw.decode(as: SubscribeResult.self) { subscription.applySubscribeResult(result) }
+            guard let result = try? raw.decode(as: SubscribeResult.self) else { return }
+            subscription.applySubscribeResult(result)
+            if resubscribing { subscription.resubscribed(recovered: result.recovered) }
         }
         return try raw.decode(as: SubscribeResult.self)
     }

@@ -180,8 +180,7 @@ extension GreenroomClient {
             let subscription = subscriptions[index]
             index += 1
             do {
-                let result = try await sendSubscribe(subscription, since: subscription.position)
-                subscription.resubscribed(recovered: result.recovered)
+                let result = try await sendSubscribe(subscription, since: subscription.position, resubscribing: true)
                 notifyResubscribed(subscription.stream, recovered: result.recovered)
             } catch let error as GreenroomError where error.is(.rateLimited) {
                 // Over the user's budget of subscriptions: wait as the server says, then
