@@ -183,6 +183,9 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // The offline store (ClientConfiguration.localStore): the SQLite sqlite-nio
+                // builds in, the same on Linux and Apple platforms.
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ],
             swiftSettings: strict
         ),

@@ -208,6 +208,13 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     /// The files it carries (images with their size and thumbnail), in the order sent;
     /// `nil` when none, and once deleted (the files are removed).
     public var attachments: [ChatAttachment]?
+    /// Set by the SDK on its own copy of a message that a queued action changed and the
+    /// server has not confirmed (a client with a local store): `pending` until it is
+    /// sent, `failed` when the server refused it (``localError`` says why). `nil` on the
+    /// server's copy: the message as stored. The server never sends it.
+    public var localState: LocalMessageState?
+    /// Why the server refused the queued action of a `failed` message.
+    public var localError: GreenroomError?
 
     /// Makes a message.
     public init(id: String, channelId: ChannelId, senderId: String, text: String, extraData: [String: RawJSON] = [:],
@@ -236,6 +243,14 @@ public struct ChatMessage: Codable, Sendable, Hashable, Identifiable {
     public var reactionCounts: [String: Int] {
         reactions.reduce(into: [:]) { counts, reaction in counts[reaction.type, default: 0] += 1 }
     }
+}
+
+/// Where the SDK's copy of a message stands against the server (``ChatMessage/localState``).
+public enum LocalMessageState: String, Codable, Sendable, Hashable {
+    /// Queued: shown at once, sent when the connection allows.
+    case pending
+    /// The server refused the queued action; retry or discard it.
+    case failed
 }
 
 /// An event on a channel's stream (`channel:ID`), or about a channel on a user's private

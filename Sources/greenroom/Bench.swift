@@ -11,8 +11,9 @@ import FoundationNetworking
 /// `greenroom bench`: measures a server and prints progress, then one JSON line of figures.
 struct Bench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Measure a server: fan-out, a big room, idle connections, reconnect storms, durable appends, media.",
-        subcommands: [BenchFanout.self, BenchRoom.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self, BenchMedia.self, BenchAbuse.self])
+        abstract: "Measure a server: fan-out, a big room, idle connections, reconnect storms, durable appends, media, offline starts.",
+        subcommands: [BenchFanout.self, BenchRoom.self, BenchConnections.self, BenchReconnect.self, BenchStore.self, BenchSoak.self, BenchMedia.self, BenchAbuse.self,
+                      BenchOffline.self])
 }
 
 /// Options every benchmark takes.

@@ -30,6 +30,7 @@ extension ChatChannelController {
     /// Queues `args` behind the sends before it (``enqueueSend(_:)``) and hands the stored
     /// message, or the error, to `completion` on the main actor.
     func enqueue(_ args: MessageSendArgs, completion: ChatCompletion<ChatMessage>?) {
+        if client.offline != nil { return enqueueOffline(args, completion: completion) }
         enqueueSend {
             let result: Result<ChatMessage, any Error>
             do {
@@ -44,6 +45,7 @@ extension ChatChannelController {
     /// Sends `args`, retrying with its idempotency key when the connection drops before
     /// the reply, and keeps the stored message.
     func send(_ args: MessageSendArgs) async throws -> ChatMessage {
+        if client.offline != nil { return try await client.outcome(of: try await queueSend(args), as: ChatMessage.self) }
         var attempt = 1
         while true {
             do {
@@ -73,7 +75,14 @@ extension ChatChannelController {
     /// Replaces a message's text and extra data (the sender only).
     @discardableResult
     public func editMessage(messageId: String, text: String, extraData: [String: RawJSON]? = nil) async throws -> ChatMessage {
-        try await stored(client.send(ChatOperation.updateMessage, args: MessageUpdateArgs(channelId: channelId, messageId: messageId, text: text, extraData: extraData)))
+        let args = MessageUpdateArgs(channelId: channelId, messageId: messageId, text: text, extraData: extraData)
+        if client.offline != nil {
+            return stored(try await queueChange(.editMessage, messageId: messageId, args: args) { message in
+                message.text = text
+                message.extraData = extraData ?? [:]
+            })
+        }
+        return try await stored(client.send(ChatOperation.updateMessage, args: args))
     }
 
     /// The completion-handler form of ``editMessage(messageId:text:extraData:)``.
@@ -98,7 +107,14 @@ extension ChatChannelController {
     /// Deletes a message (its sender or an operator); it keeps its place, emptied.
     @discardableResult
     public func deleteMessage(messageId: String) async throws -> ChatMessage {
-        try await stored(client.send(ChatOperation.deleteMessage, args: MessageRef(channelId: channelId, messageId: messageId)))
+        if client.offline != nil {
+            return stored(try await queueChange(.deleteMessage, messageId: messageId, args: MessageRef(channelId: channelId, messageId: messageId)) { message in
+                message.text = ""
+                message.extraData = [:]
+                message.deletedAt = Date()
+            })
+        }
+        return try await stored(client.send(ChatOperation.deleteMessage, args: MessageRef(channelId: channelId, messageId: messageId)))
     }
 
     /// The completion-handler form of ``deleteMessage(messageId:)``.
@@ -110,7 +126,15 @@ extension ChatChannelController {
     /// caller had reacted so already).
     @discardableResult
     public func addReaction(_ type: String, messageId: String, extraData: [String: RawJSON] = [:]) async throws -> ChatMessage {
-        try await stored(client.send(ChatOperation.addReaction, args: ReactionArgs(channelId: channelId, messageId: messageId, type: type, extraData: extraData)))
+        if client.offline != nil {
+            let me = client.currentUserId ?? ""
+            return stored(try await queueChange(.addReaction, messageId: messageId,
+                                                args: ReactionArgs(channelId: channelId, messageId: messageId, type: type, extraData: extraData)) { message in
+                message.reactions.removeAll { $0.type == type && $0.userId == me }
+                message.reactions.append(ChatReaction(type: type, userId: me, extraData: extraData, createdAt: Date()))
+            })
+        }
+        return try await stored(client.send(ChatOperation.addReaction, args: ReactionArgs(channelId: channelId, messageId: messageId, type: type, extraData: extraData)))
     }
 
     /// The completion-handler form of ``addReaction(_:messageId:extraData:)``.
@@ -121,7 +145,14 @@ extension ChatChannelController {
     /// Removes the caller's reaction of `type`.
     @discardableResult
     public func deleteReaction(_ type: String, messageId: String) async throws -> ChatMessage {
-        try await stored(client.send(ChatOperation.removeReaction, args: ReactionArgs(channelId: channelId, messageId: messageId, type: type)))
+        if client.offline != nil {
+            let me = client.currentUserId ?? ""
+            return stored(try await queueChange(.removeReaction, messageId: messageId,
+                                                args: ReactionArgs(channelId: channelId, messageId: messageId, type: type)) { message in
+                message.reactions.removeAll { $0.type == type && $0.userId == me }
+            })
+        }
+        return try await stored(client.send(ChatOperation.removeReaction, args: ReactionArgs(channelId: channelId, messageId: messageId, type: type)))
     }
 
     /// Pins a message (operators only; at most 100 pinned at once): it carries `pinnedAt`

@@ -37,13 +37,15 @@ extension ChatChannelController {
     /// see a `message.read` event, the reader's other devices the new unread count.
     @discardableResult
     public func markRead() async throws -> ChannelRead {
-        await took(try await client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId)))
+        if client.offline != nil { return try await queueMarkRead(MarkReadArgs(channelId: channelId)) }
+        return await took(try await client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId)))
     }
 
     /// Marks the channel read up to `messageId`; a position already past it stays.
     @discardableResult
     public func markRead(upTo messageId: String) async throws -> ChannelRead {
-        await took(try await client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId, messageId: messageId)))
+        if client.offline != nil { return try await queueMarkRead(MarkReadArgs(channelId: channelId, messageId: messageId)) }
+        return await took(try await client.send(ChatOperation.markRead, args: MarkReadArgs(channelId: channelId, messageId: messageId)))
     }
 
     /// The completion-handler form of ``markRead()``, as the chat SDK's controller has it.
@@ -81,7 +83,7 @@ extension ChatChannelController {
     }
 
     /// Keeps the reader's own read from an answer and tells the delegate.
-    private func took(_ read: ChannelRead) async -> ChannelRead {
+    func took(_ read: ChannelRead) async -> ChannelRead {
         take(read)
         if let delegate = self.delegate, let channel = self.channel {
             await MainActor.run { delegate.channelController(self, didUpdateChannel: channel) }

@@ -72,6 +72,8 @@ public final class ChatChannelController: Sendable {
         var typingStop: Task<Void, Never>?
         /// Forgets typists whose indicator expired.
         var typingSweep: Task<Void, Never>?
+        /// With a local store: brings what the store showed up to date once connected.
+        var catchUp: Task<Void, Never>?
     }
 
     /// The channel this controller is for.
@@ -88,7 +90,7 @@ public final class ChatChannelController: Sendable {
     }
 
     deinit {
-        let (pump, sends, typingTasks) = state.withLock { ($0.pump, $0.sends, [$0.typingStop, $0.typingSweep]) }
+        let (pump, sends, typingTasks) = state.withLock { ($0.pump, $0.sends, [$0.typingStop, $0.typingSweep, $0.catchUp]) }
         for task in typingTasks { task?.cancel() }
         pump?.cancel()
         sends?.finish()
@@ -128,7 +130,21 @@ public final class ChatChannelController: Sendable {
 
     /// Loads the channel and its latest messages and starts following its events (members
     /// only). Call it again after joining or accepting an invitation.
+    ///
+    /// With a local store (``ClientConfiguration/localStore``), what the store holds of the
+    /// channel shows at once (``channel``, ``messages`` and the delegate), then the channel is
+    /// brought up to date from the stored position: at once when connected, otherwise as
+    /// soon as the client connects (the call returns without waiting then).
     public func synchronize(messageLimit: Int = 50) async throws {
+        if let offline = client.offline {
+            try await synchronize(from: offline, messageLimit: messageLimit)
+            return
+        }
+        try await synchronizeFromServer(messageLimit: messageLimit)
+    }
+
+    /// Reads the channel, follows its stream and loads its latest messages from the server.
+    func synchronizeFromServer(messageLimit: Int) async throws {
         var channel = try await client.channel(channelId)
         if channel.membership?.state == .joined, state.withLock({ $0.pump == nil }) {
             let subscription = try await client.subscribe(to: channelId.stream)
@@ -187,9 +203,10 @@ public final class ChatChannelController: Sendable {
 
     // MARK: Following events
 
-    private func start(_ subscription: StreamSubscription) {
+    func start(_ subscription: StreamSubscription) {
         let pump = EventPump(following: subscription, for: self, event: { controller, event in
             if let chatEvent = ChatEvent(event) { await controller.apply(chatEvent) }
+            if controller.client.offline != nil { await controller.keep(event, at: event.position) }
         }, gap: { controller in
             try? await controller.reload()
         }, signal: { controller, signal in
@@ -203,15 +220,17 @@ public final class ChatChannelController: Sendable {
     }
 
     /// After a gap the server could not replay: reload the channel and the latest messages.
-    private func reload() async throws {
+    func reload() async throws {
         let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, limit: 50))
         let channel = try await client.channel(channelId)
         state.withLock { state in
             state.channel = channel
-            state.messages = []
+            // Messages queued and not yet sent stay; everything else is the server's now.
+            state.messages = state.messages.filter { LocalStore.isLocal($0.id) }
             state.threads = [:]
         }
         merge(page.items)
+        await keepReloaded()
     }
 
     /// Adds or replaces messages (replies in their thread's list), keeping history order.

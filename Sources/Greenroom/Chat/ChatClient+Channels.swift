@@ -59,8 +59,15 @@ extension GreenroomClient {
     }
 
     /// The connected user's channels (and pending invitations), newest activity first.
+    ///
+    /// With a local store, the first page is kept there; while the client is not connected,
+    /// the first page comes from the store at once (the most recently active channels
+    /// kept, in one page).
     public func channels(limit: Int? = nil, cursor: String? = nil, includeInvitations: Bool = true) async throws -> Page<ChatChannel> {
-        try await send(ChatOperation.list, args: ChannelListArgs(limit: limit, cursor: cursor, includeInvitations: includeInvitations))
+        if offline != nil, let stored = try await storedChannels(limit: limit, cursor: cursor) { return stored }
+        let page: Page<ChatChannel> = try await send(ChatOperation.list, args: ChannelListArgs(limit: limit, cursor: cursor, includeInvitations: includeInvitations))
+        if offline != nil, cursor == nil { await keepChannels(page, complete: page.next == nil && includeInvitations) }
+        return page
     }
 
     /// Reads a channel (a member's or invitee's, or any public one).

@@ -16,9 +16,14 @@ public final class CurrentUserController: Sendable {
         self.client = client
     }
 
-    /// The connected user as the server has it.
+    /// The connected user as the server has it. With a local store it is kept there, and
+    /// while the client is not connected the kept copy answers at once.
     public func currentUser() async throws -> User {
-        try await client.send(UserOperation.me, args: EmptyResult())
+        let store = await client.offline?.store()
+        if let store, !client.connectionState.isConnected, let kept = try await store.document(LocalStore.currentUserKey, as: User.self) { return kept }
+        let user: User = try await client.send(UserOperation.me, args: EmptyResult())
+        try await store?.setDocument(LocalStore.currentUserKey, user)
+        return user
     }
 
     /// The connected user's unread messages: in each channel it has joined, their total,

@@ -40,6 +40,17 @@ public struct ClientConfiguration: Sendable {
     /// ```
     /// A certificate that fails verification ends the first connection with `tlsFailure`.
     public var tls: TLSConfiguration = .makeClientConfiguration()
+    /// A folder for the client's local store, which makes the client work offline: `nil`
+    /// (the default) keeps nothing on the device. With a folder, the client keeps the
+    /// user, the channel list, each channel's latest messages and read state, and each
+    /// followed stream's position there; screens open from it before the network answers,
+    /// and messages, edits, deletions, reactions and `markRead` are queued there and sent,
+    /// once each and in order, whenever the client is connected (see the Offline article).
+    /// Give each user's store a folder of its own, in the app's Application Support
+    /// folder; ``GreenroomClient/logout()`` removes it.
+    public var localStore: URL?
+    /// How much the local store keeps.
+    public var localStoreLimits = LocalStoreLimits()
 
     /// Makes a configuration for the server at `serverURL`.
     public init(serverURL: URL) {

@@ -7,7 +7,8 @@ import GreenroomProtocol
 ///
 /// The task holds its object weakly: an object nobody holds any more stops being fed.
 final class EventPump: Sendable {
-    private let subscription: StreamSubscription
+    /// The subscription followed.
+    let subscription: StreamSubscription
     private let task: Task<Void, Never>
     private let signalTask: Task<Void, Never>?
 

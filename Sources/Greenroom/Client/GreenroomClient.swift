@@ -52,6 +52,8 @@ public final class GreenroomClient: Sendable {
     /// The users this client knows its user blocked, whose live messages its channel
     /// controllers leave out.
     let blocked = Locked(Set<String>())
+    /// The local store and the queue of offline actions, when ``ClientConfiguration/localStore`` is set.
+    let offline: OfflineSupport?
 
     /// Makes a client for the server at `serverURL` (`http://host:port`).
     public convenience init(serverURL: URL) {
@@ -62,6 +64,8 @@ public final class GreenroomClient: Sendable {
     public init(configuration: ClientConfiguration, logger: Logger = Logger(label: "greenroom.client")) {
         self.configuration = configuration
         self.logger = logger
+        offline = configuration.localStore.map { OfflineSupport(folder: $0, limits: configuration.localStoreLimits, logger: logger) }
+        offline?.attach(self)
     }
 
     /// The connection's current state.
@@ -101,6 +105,7 @@ public final class GreenroomClient: Sendable {
         }
         guard changed else { return }
         logger.debug("connection \(phase)")
+        if phase == .connected { offline?.wake() }
         for observer in observers { observer.yield(phase) }
         if let delegate {
             Task { @MainActor in delegate.client(self, didChangeConnectionState: phase) }
@@ -122,13 +127,14 @@ public final class GreenroomClient: Sendable {
     ///   one, or `timeout` when the server cannot be reached within the command timeout.
     ///   The client keeps trying in the background after a timeout.
     public func connect(token: String, tokenProvider: TokenProvider? = nil) async throws {
-        let start = state.withLock { state -> Bool in
+        let (start, user) = state.withLock { state -> (Bool, String?) in
             state.token = token
             state.userId = Self.subject(ofToken: token) ?? state.userId
             state.tokenProvider = tokenProvider
             state.stopRequested = false
-            return state.loop == nil
+            return (state.loop == nil, state.userId)
         }
+        if let offline, let user { await offline.adopt(user: user) }
         if start {
             setPhase(.connecting)
             let task = Task { await self.runConnectionLoop() }

@@ -18,6 +18,8 @@ public enum SubscriptionUpdate: Sendable, Hashable {
 public final class StreamSubscription: Sendable {
     private struct State {
         var position: StreamPosition?
+        /// The position the last (re)subscription started from, before its events.
+        var start: StreamPosition?
         var recovered = true
         var finished = false
     }
@@ -59,6 +61,10 @@ public final class StreamSubscription: Sendable {
     /// resumed from.
     public var recovered: Bool { state.withLock { $0.recovered } }
 
+    /// The position the last (re)subscription started from: every event after it was or
+    /// will be delivered.
+    var startPosition: StreamPosition? { state.withLock { $0.start } }
+
     /// Stops receiving the stream.
     public func unsubscribe() async throws {
         try await client?.unsubscribe(self)
@@ -80,6 +86,7 @@ public final class StreamSubscription: Sendable {
                     state.position?.epoch = result.epoch
                 }
             }
+            state.start = state.position
         }
     }
 

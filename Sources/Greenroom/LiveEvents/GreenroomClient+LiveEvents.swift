@@ -51,13 +51,17 @@ public final class LiveEventListQuery: Sendable {
     /// Whether another page may follow.
     public var hasNext: Bool { state.withLock { $0.hasNext } }
 
-    /// The next page (empty after the last one).
+    /// The next page (empty after the last one). With a local store, the first page is
+    /// kept there and answers at once while the client is not connected.
     public func next() async throws -> [LiveEvent] {
         var args = self.args
         let (cursor, more) = state.withLock { ($0.cursor, $0.hasNext) }
         guard more else { return [] }
         args.cursor = cursor
-        let page: Page<LiveEventData> = try await client.send(LiveEventOperation.list, args: args)
+        let key = "live.list?" + String(decoding: try WireCoding.encode(args), as: UTF8.self)
+        let page: Page<LiveEventData> = try await client.firstPage(key, cursor: cursor) { [args] in
+            try await client.send(LiveEventOperation.list, args: args)
+        }
         state.withLock { state in
             state.cursor = page.next
             state.hasNext = page.next != nil

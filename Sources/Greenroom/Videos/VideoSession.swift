@@ -192,8 +192,18 @@ public final class VideoSession: Sendable {
     }
 
     /// A page of the feed (newest first unless `oldestFirst`), filtered by owner, status and tag.
+    ///
+    /// With a local store, the first page of each query is kept there and answers at once
+    /// while the client is not connected.
     public func videos(owner: String? = nil, status: VideoStatus? = nil, tag: String? = nil, oldestFirst: Bool = false,
                        limit: Int = 20, cursor: String? = nil) async throws -> VideoPage {
+        let key = "videos?owner=\(owner ?? "")&status=\(status?.rawValue ?? "")&tag=\(tag ?? "")&oldest=\(oldestFirst)&limit=\(limit)"
+        return try await client.firstPage(key, cursor: cursor) {
+            try await fetchVideos(owner: owner, status: status, tag: tag, oldestFirst: oldestFirst, limit: limit, cursor: cursor)
+        }
+    }
+
+    private func fetchVideos(owner: String?, status: VideoStatus?, tag: String?, oldestFirst: Bool, limit: Int, cursor: String?) async throws -> VideoPage {
         var query = [URLQueryItem(name: "limit", value: String(limit))]
         if let owner { query.append(URLQueryItem(name: "owner", value: owner)) }
         if let status { query.append(URLQueryItem(name: "status", value: status.rawValue)) }
