@@ -92,6 +92,8 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
     @ObservationIgnored private var following: Task<Void, Never>?
     @ObservationIgnored private var userStream: StreamSubscription?
     @ObservationIgnored private var loading: Task<Void, Never>?
+    /// With a local store, what waits for the client to connect to follow the user's stream.
+    @ObservationIgnored private var reconnecting: Task<Void, Never>?
 
     /// Makes the list; with a `client` the first page starts loading at once, without one
     /// when ``client`` is set.
@@ -142,6 +144,8 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
     public func stopWatching() async {
         following?.cancel()
         following = nil
+        reconnecting?.cancel()
+        reconnecting = nil
         try? await userStream?.unsubscribe()
         userStream = nil
         await stopChannels()
@@ -165,7 +169,14 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
         isLoading = true
         defer { isLoading = false }
         do {
-            try await followUserStream()
+            if let client, client.hasLocalStore, !client.connectionState.isConnected {
+                // The first page comes from the client's local store, and each row's
+                // controller catches up by itself once the client connects; the user's
+                // stream is followed from then on.
+                followWhenConnected(client)
+            } else {
+                try await followUserStream()
+            }
             let page = try await loadChannelPage(cursor: cursor)
             cursor = page.next
             hasNext = page.next != nil
@@ -177,6 +188,18 @@ open class ChannelListViewModel: ChatChannelControllerDelegate {
             delegate?.channelListViewModel(self, didChangeRows: rows)
         } catch {
             delegate?.channelListViewModel(self, didReceiveError: Self.greenroomError(error), isBlocker: rows.isEmpty)
+        }
+    }
+
+    /// Once `client` connects, follows the user's own stream.
+    private func followWhenConnected(_ client: ChatClient) {
+        guard reconnecting == nil else { return }
+        reconnecting = Task { [weak self] in
+            for await state in client.connectionStates where state.isConnected {
+                self?.reconnecting = nil
+                try? await self?.followUserStream()
+                return
+            }
         }
     }
 

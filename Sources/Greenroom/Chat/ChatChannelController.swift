@@ -172,6 +172,8 @@ public final class ChatChannelController: Sendable {
     /// Stops following the channel's events.
     public func stopWatching() async {
         let pump = state.withLock { state in
+            state.catchUp?.cancel()
+            state.catchUp = nil
             defer { state.pump = nil }
             return state.pump
         }

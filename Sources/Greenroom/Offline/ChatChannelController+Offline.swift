@@ -81,6 +81,13 @@ extension ChatChannelController {
             } else {
                 // The replay brings the channel's fields and counts up to date, event by
                 // event from the stored state: a fresh read now would count them twice.
+                // Fewer messages stored than asked for (a list row kept only the newest):
+                // the latest page is merged in, the replay's events win over it.
+                if state.withLock({ $0.messages.count { !LocalStore.isLocal($0.id) } }) < messageLimit {
+                    let page: Page<ChatMessage> = try await client.send(ChatOperation.listMessages, args: MessageListArgs(channelId: channelId, limit: messageLimit))
+                    let loaded = Set(messages.map(\.id))
+                    merge(page.items.filter { !loaded.contains($0.id) })
+                }
                 try await loadReads()
                 try await keepLoaded(at: nil, replacing: false)
             }

@@ -97,16 +97,23 @@ final class LocalStore: Sendable {
     }
 
     /// Runs `body` on the store's connection once every operation called before it has ended.
+    ///
+    /// It runs in a task of its own, which the caller's cancellation does not reach:
+    /// sqlite-nio refuses work from a cancelled task, and a transaction begun and then
+    /// refused its `ROLLBACK` would stay open on the connection.
     func serially<T: Sendable>(_ body: @escaping @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
-        await gate.enter()
-        do {
-            let result = try await body(connection)
-            await gate.leave()
-            return result
-        } catch {
-            await gate.leave()
-            throw error
-        }
+        let (gate, connection) = (self.gate, self.connection)
+        return try await Task {
+            await gate.enter()
+            do {
+                let result = try await body(connection)
+                await gate.leave()
+                return result
+            } catch {
+                await gate.leave()
+                throw error
+            }
+        }.value
     }
 
     /// Runs `body` in one transaction, after the operations called before it.
