@@ -154,7 +154,7 @@ struct OfflineStoreTests {
         }
     }
 
-    @Test("a queued send to a channel deleted meanwhile ends failed with notFound and the next is sent; a queued edit of a message deleted meanwhile fails; the app can discard a failed action")
+    @Test("a queued send to a channel deleted meanwhile ends failed with notFound and the next is sent; a queued edit of a message deleted meanwhile fails; the app can discard a failed action, or retry it")
     func refusedActionsDoNotBlock() async throws {
         try await withRestartableServer { node in
             let folder = Self.folder()
@@ -195,7 +195,16 @@ struct OfflineStoreTests {
             }
             try await alice.discard(failedSend)
             try await eventually("the discarded copy is gone") { !doomedController.messages.contains { $0.id == failedSend.messageId } }
-            #expect(try await alice.queuedActions().count == 1)
+            // The failed edit, retried offline, waits again; connected, it is refused again.
+            let failedEdit = try #require(try await alice.queuedActions().first)
+            #expect(failedEdit.kind == .editMessage && failedEdit.error?.errorCode == .messageNotFound)
+            await alice.disconnect()
+            try await alice.retry(failedEdit)
+            #expect(try await alice.queuedActions().map(\.state) == [.pending])
+            #expect(keptController.messages.first { $0.id == mine.id }?.localState == .pending)
+            try await alice.connect(token: try await node.token("alice"))
+            try await eventually("the retried edit is refused again") { try await alice.queuedActions().first?.state == .failed }
+            #expect(try await alice.queuedActions().first?.error?.errorCode == .messageNotFound)
             await alice.logout()
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("greenroom-store.sqlite").path))
         }

@@ -203,8 +203,12 @@ struct TracingTests {
             _ = try await collect(onTwo, count: 1)
 
             let offset = String(published.event.offset)
-            let spans = try await Self.spans(receiver, until: "both nodes' delivery spans arrived") { spans in
+            // Each span is exported when it ends, and the command's ends with its reply,
+            // which may come after both deliveries: wait for all four.
+            let spans = try await Self.spans(receiver, until: "the command's, the write's and both nodes' delivery spans arrived") { spans in
                 Set(spans.filter { $0.name == "event.deliver" && $0.attributes["greenroom.offset"] == offset }.map(\.service)) == ["node-one", "node-two"]
+                    && spans.contains { $0.name == StreamOperation.publish.name && $0.service == "node-one" }
+                    && spans.contains { $0.name == "store.write" && $0.service == "node-one" }
             }
             let command = try #require(spans.first { $0.name == StreamOperation.publish.name && $0.service == "node-one" })
             let write = try #require(spans.first { $0.name == "store.write" && $0.parentSpanId == command.spanId })
