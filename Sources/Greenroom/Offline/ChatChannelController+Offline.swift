@@ -238,11 +238,16 @@ extension ChatChannelController {
 
     /// Removes a local copy (its send was discarded).
     func forgetLocal(_ messageId: String) async {
+        removeLocal(messageId)
+        await tellMessagesChanged(thread: nil)
+    }
+
+    /// Takes a local copy out of the messages and threads loaded.
+    private func removeLocal(_ messageId: String) {
         state.withLock { state in
             state.messages.removeAll { $0.id == messageId }
             for parent in state.threads.keys { state.threads[parent]?.removeAll { $0.id == messageId } }
         }
-        await tellMessagesChanged(thread: nil)
     }
 
     /// A queued action ended: the server's message replaces the local copy, or the local
@@ -252,10 +257,7 @@ extension ChatChannelController {
         case .success(let raw):
             guard action.kind != .markRead, let message = try? raw.decode(as: ChatMessage.self) else { return }
             if action.kind == .sendMessage, let localId = action.messageId {
-                state.withLock { state in
-                    state.messages.removeAll { $0.id == localId }
-                    for parent in state.threads.keys { state.threads[parent]?.removeAll { $0.id == localId } }
-                }
+                removeLocal(localId)
                 sentOwn(message)
             }
             merge([message])

@@ -23,8 +23,8 @@ extension GreenroomClient {
             stored.localError = nil
             copy = stored
         }
-        try await store.retryAction(action.id, copy: copy)
-        if let copy { await channelControllerShowing(action.channelId)?.showLocal(copy) }
+        try await store.setAction(action.id, failedWith: nil, copy: copy)
+        if let copy { await offline.controller(for: action.channelId)?.showLocal(copy) }
         offline.wake()
     }
 
@@ -33,7 +33,7 @@ extension GreenroomClient {
         guard let offline, let store = await offline.store() else { return }
         let local = action.kind == .sendMessage ? action.messageId.map { (action.channelId, $0) } : nil
         try await store.discardAction(action.id, localMessage: local)
-        if let local { await channelControllerShowing(action.channelId)?.forgetLocal(local.1) }
+        if let local { await offline.controller(for: action.channelId)?.forgetLocal(local.1) }
     }
 
     /// Disconnects and removes the local store with everything in it, queued actions too.
@@ -41,11 +41,6 @@ extension GreenroomClient {
     public func logout() async {
         await disconnect()
         await offline?.shutdown(destroying: true)
-    }
-
-    /// The controller the offline queue knows for `channel`.
-    func channelControllerShowing(_ channel: ChannelId) async -> ChatChannelController? {
-        offline?.controller(for: channel)
     }
 
     /// Queues an action in the local store, with the local copy of the message it changes

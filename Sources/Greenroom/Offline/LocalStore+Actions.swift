@@ -60,12 +60,7 @@ extension LocalStore {
                 INSERT INTO actions (kind, channel, message, args, state, created) VALUES (?, ?, ?, ?, 'pending', ?)
                 """, [.text(kind.rawValue), .text(channel.rawValue), messageId.map { .text($0) } ?? .null, encoded, .float(now.timeIntervalSince1970)])
             let id = Int64(try await db.lastAutoincrementID())
-            if let copy = message?(id), copy.threadParentId == nil {
-                _ = try await db.query("""
-                    INSERT INTO messages (channel, id, sequence, body) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (channel, id) DO UPDATE SET sequence = excluded.sequence, body = excluded.body
-                    """, [.text(channel.rawValue), .text(copy.id), .integer(Int(copy.sequence)), try Self.text(copy)])
-            }
+            if let copy = message?(id) { try await Self.upsert(copy, db) }
             return id
         }
         return QueuedAction(id: id, kind: kind, channelId: channel, messageId: messageId, state: .pending, error: nil, createdAt: now, args: args)
@@ -113,22 +108,13 @@ extension LocalStore {
         }
     }
 
-    /// Marks an action refused, and its local copy of a message `failed`, in one transaction.
-    func failAction(_ id: Int64, error: GreenroomError, copy: ChatMessage?) async throws {
-        let encoded = try Self.text(error)
+    /// Marks an action refused (with `error`) or pending again (without), and rewrites its
+    /// local copy of a message to match, in one transaction.
+    func setAction(_ id: Int64, failedWith error: GreenroomError?, copy: ChatMessage?) async throws {
+        let encoded = try error.map(Self.text) ?? .null
         try await transaction { db in
-            _ = try await db.query("UPDATE actions SET state = 'failed', error = ? WHERE id = ?", [encoded, .integer(Int(id))])
-            if let copy {
-                _ = try await db.query("UPDATE messages SET body = ? WHERE channel = ? AND id = ?",
-                                       [try Self.text(copy), .text(copy.channelId.rawValue), .text(copy.id)])
-            }
-        }
-    }
-
-    /// Puts a failed action back in the queue, and its local copy back to `pending`.
-    func retryAction(_ id: Int64, copy: ChatMessage?) async throws {
-        try await transaction { db in
-            _ = try await db.query("UPDATE actions SET state = 'pending', error = NULL WHERE id = ?", [.integer(Int(id))])
+            _ = try await db.query("UPDATE actions SET state = ?, error = ? WHERE id = ?",
+                                   [.text(error == nil ? QueuedAction.State.pending.rawValue : QueuedAction.State.failed.rawValue), encoded, .integer(Int(id))])
             if let copy {
                 _ = try await db.query("UPDATE messages SET body = ? WHERE channel = ? AND id = ?",
                                        [try Self.text(copy), .text(copy.channelId.rawValue), .text(copy.id)])

@@ -95,12 +95,7 @@ extension LocalStore {
             for removed in change.removing {
                 _ = try await db.query("DELETE FROM messages WHERE channel = ? AND id = ?", [.text(id.rawValue), .text(removed)])
             }
-            for message in change.messages where message.threadParentId == nil {
-                _ = try await db.query("""
-                    INSERT INTO messages (channel, id, sequence, body) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (channel, id) DO UPDATE SET sequence = excluded.sequence, body = excluded.body
-                    """, [.text(id.rawValue), .text(message.id), .integer(Int(message.sequence)), try Self.text(message)])
-            }
+            for message in change.messages { try await Self.upsert(message, db) }
             if let reads = change.reads {
                 _ = try await db.query("UPDATE channels SET reads = ? WHERE id = ?", [try Self.text(reads), .text(id.rawValue)])
             }
@@ -126,6 +121,15 @@ extension LocalStore {
     /// channel no controller shows), removing the local copy it replaces.
     func replaceMessage(_ message: ChatMessage, removing localId: String?) async throws {
         try await apply(ChannelChange(messages: [message], removing: localId.map { [$0] } ?? []), to: message.channelId)
+    }
+
+    /// Adds or replaces a message of its channel (thread replies are not kept).
+    static func upsert(_ message: ChatMessage, _ db: SQLiteConnection) async throws {
+        guard message.threadParentId == nil else { return }
+        _ = try await db.query("""
+            INSERT INTO messages (channel, id, sequence, body) VALUES (?, ?, ?, ?)
+            ON CONFLICT (channel, id) DO UPDATE SET sequence = excluded.sequence, body = excluded.body
+            """, [.text(message.channelId.rawValue), .text(message.id), .integer(Int(message.sequence)), try text(message)])
     }
 
     private static func upsert(_ channel: ChatChannel, _ db: SQLiteConnection) async throws {

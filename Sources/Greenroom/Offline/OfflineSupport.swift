@@ -210,7 +210,7 @@ final class OfflineSupport: Sendable {
             copy = stored
         }
         do {
-            try await store.failAction(action.id, error: error, copy: copy)
+            try await store.setAction(action.id, failedWith: error, copy: copy)
         } catch {
             logger.error("the local store could not record action \(action.id)'s refusal: \(error)")
         }
