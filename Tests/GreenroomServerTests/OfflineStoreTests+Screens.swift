@@ -7,7 +7,7 @@ extension OfflineStoreTests {
     @Test("the channel list view model on a new client with a store shows the stored rows and last messages while the server is down, and each row catches up once it is back; the channel's screen then loads the messages the list did not keep")
     func channelListFromStore() async throws {
         try await withRestartableServer { node in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-store-\(UUID().uuidString)")
+            let folder = Self.folder()
             defer { try? FileManager.default.removeItem(at: folder) }
             let (channel, bob) = try await node.channel(members: ["alice", "bob"])
             try await bob.channelController(for: channel).sendMessage(text: "second")

@@ -88,7 +88,7 @@ struct OfflineStoreTests {
             defer { try? FileManager.default.removeItem(at: folder) }
             let (channel, bob) = try await node.channel(members: ["alice", "bob", "carol"])
             let edited = try await bob.channelController(for: channel).sendMessage(text: "draft")
-            let doomed = try await bob.channelController(for: channel).sendMessage(text: "oops")
+            let doomed = try await bob.channelController(for: channel).sendMessage(text: "oops, wrong channel")
             let alice = try await node.storeClient("alice", folder: folder)
             let me = try await alice.currentUserController().currentUser()
             #expect(try await alice.channels().items.map(\.id).contains(channel))
@@ -111,7 +111,7 @@ struct OfflineStoreTests {
             #expect(try await reopened.currentUserController().currentUser().id == me.id)
             let controller = reopened.channelController(for: channel)
             try await controller.synchronize()
-            #expect(controller.messages.map(\.text) == ["hello", "draft", "oops"], "what the store held")
+            #expect(controller.messages.map(\.text) == ["hello", "draft", "oops, wrong channel"], "what the store held")
             #expect(controller.channel?.memberCount == 3)
 
             try await node.start()
@@ -127,6 +127,7 @@ struct OfflineStoreTests {
             #expect(stored.messages.map(\.text) == ["hello", "final", "", "while you were out"])
             #expect(stored.messages.first { $0.id == doomed.id }?.isDeleted == true)
             #expect(stored.channel?.memberCount == 2)
+            #expect(!Self.storeFiles(in: folder, contain: "oops, wrong channel"), "a deleted message's text leaves the store's files")
         }
     }
 
@@ -261,7 +262,8 @@ struct OfflineStoreTests {
         }
     }
 
-    private static func folder() -> URL {
+    /// A folder of its own for one test's store.
+    static func folder() -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-store-\(UUID().uuidString)")
     }
 }

@@ -18,6 +18,7 @@ extension LiveEvent {
     public func exit() async throws {
         let _: EmptyResult = try await client.send(LiveEventOperation.exit, args: LiveEventRef(liveEventId: liveEventId))
         await leave()
+        await client.keepEntered(liveEventId, nil)
     }
 
     /// Enters as a host (a user in `userIdsForHost`, at most 6 inside at once).
@@ -31,6 +32,7 @@ extension LiveEvent {
     public func exitAsHost() async throws {
         let _: EmptyResult = try await client.send(LiveEventOperation.exitAsHost, args: LiveEventRef(liveEventId: liveEventId))
         await leave()
+        await client.keepEntered(liveEventId, nil)
     }
 
     // MARK: The state machine (hosts only)

@@ -14,6 +14,7 @@ extension LiveEvent {
             follow(subscription)
         }
         startWatchingConnection()
+        await client.keepEntered(liveEventId, entry.liveEvent)
     }
 
     /// Stops following after an exit.
@@ -100,6 +101,7 @@ extension LiveEvent {
         case LiveEventEventType.started: await notify(.started)
         case LiveEventEventType.ended:
             await leave()
+            await client.keepEntered(liveEventId, nil)
             await notify(.ended)
         case LiveEventEventType.infoUpdated: await notify(.infoUpdated)
         case LiveEventEventType.participantCountChanged:

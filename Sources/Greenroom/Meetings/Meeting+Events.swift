@@ -32,6 +32,7 @@ extension Meeting {
             throw GreenroomError(.internalError, "the join reply has no meeting")
         }
         adopt(meeting, clientId: result.clientId)
+        await client.keepJoined(id, meeting)
         let stream = meeting.stream
         let following = state.withLock { $0.pump != nil } && client.hasSubscription(stream)
         if !following {
@@ -209,6 +210,7 @@ extension Meeting {
             }
             await media?.roomEnded()
             await stopFollowing()
+            await client.keepJoined(id, nil)
             await setMeetingState(.CLOSED)
             await notify(.meetingLeft)
         default:

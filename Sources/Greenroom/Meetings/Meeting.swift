@@ -166,6 +166,7 @@ public final class Meeting: Sendable {
         let _: EmptyResult = try await client.send(MeetingOperation.leave, args: MeetingRef(meetingId: id))
         await state.withLock({ $0.media })?.stop()
         await stopFollowing()
+        await client.keepJoined(id, nil)
         await setMeetingState(.CLOSED)
         await notify(.meetingLeft)
     }
@@ -173,6 +174,7 @@ public final class Meeting: Sendable {
     /// Ends the meeting for everyone (moderators only).
     public func end() async throws {
         let _: EmptyResult = try await client.send(MeetingOperation.end, args: MeetingRef(meetingId: id))
+        await client.keepJoined(id, nil)
     }
 
     /// Changes the local participant's own mode; every participant is told. Refusals

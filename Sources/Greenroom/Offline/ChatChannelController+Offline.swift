@@ -62,11 +62,17 @@ extension ChatChannelController {
         var channel: ChatChannel
         do {
             channel = try await client.channel(channelId)
-        } catch let error as GreenroomError where error.is(.notFound) {
-            try await store.removeChannel(channelId)
+        } catch let error as GreenroomError where error.is(.notFound) || error.is(.notChannelMember) {
+            try await forgetStored(showing: nil)
             throw error
         }
-        if channel.membership?.state == .joined, state.withLock({ $0.pump == nil }) {
+        guard channel.membership?.state == .joined else {
+            // The store keeps only the channels the user has joined: one it left, was
+            // removed from or only reads (a public one) keeps nothing on the device.
+            try await forgetStored(showing: channel)
+            return
+        }
+        if state.withLock({ $0.pump == nil }) {
             let since = try await store.position(of: channelId.stream)
             let subscription = try await client.subscribe(to: channelId.stream, since: since)
             start(subscription)
@@ -91,9 +97,6 @@ extension ChatChannelController {
                 try await loadReads()
                 try await keepLoaded(at: nil, replacing: false)
             }
-        } else {
-            state.withLock { $0.channel = channel }
-            try await keepLoaded(at: nil, replacing: false)
         }
         if let delegate = self.delegate, let current = self.channel {
             let messages = self.messages
@@ -101,6 +104,29 @@ extension ChatChannelController {
                 delegate.channelController(self, didUpdateChannel: current)
                 delegate.channelController(self, didUpdateMessages: messages)
             }
+        }
+    }
+
+    /// Removes the channel from the store and what the controller showed from it (its
+    /// messages and read state; queued local copies stay, to fail or be discarded), then
+    /// shows `channel` as the server has it: a channel the user is no longer in, or none.
+    /// An invitation stays listed, without messages.
+    private func forgetStored(showing channel: ChatChannel?) async throws {
+        if let store = await client.offline?.store() {
+            try await store.removeChannel(channelId)
+            if let channel, channel.membership?.state == .invited { try await store.saveListedChannels([channel], complete: false) }
+        }
+        let (delegate, messages) = state.withLock { state -> ((any ChatChannelControllerDelegate)?, [ChatMessage]) in
+            state.channel = channel
+            state.messages = state.messages.filter { LocalStore.isLocal($0.id) }
+            state.reads = [:]
+            state.unreadCount = 0
+            return (state.delegate, state.messages)
+        }
+        guard let delegate else { return }
+        await MainActor.run {
+            if let channel { delegate.channelController(self, didUpdateChannel: channel) }
+            delegate.channelController(self, didUpdateMessages: messages)
         }
     }
 
@@ -147,6 +173,7 @@ extension ChatChannelController {
                 return change
             }
             try await store.apply(change, to: channelId)
+            if chat?.type == ChatEventType.messageDeleted { try await store.eraseDeleted() }
         } catch {
             client.logger.error("the local store could not keep event \(position.offset) of channel \(channelId): \(error)")
         }

@@ -65,20 +65,25 @@ extension LocalStore {
 
     /// Keeps the first page of the user's channel list (every one listed), then drops the
     /// channels past the limit. When the page is the whole list (`complete`), the channels
-    /// kept that are not in it are no longer listed.
+    /// kept that are not in it are removed with their messages: the user is no longer in
+    /// them.
     func saveListedChannels(_ channels: [ChatChannel], complete: Bool) async throws {
         let limit = limits.channels
-        try await transaction { db in
+        let removed = try await transaction { db in
             for channel in channels { try await Self.upsert(channel, db) }
+            var removed = false
             if complete {
                 let ids = Set(channels.map(\.id.rawValue))
-                let listed = try await db.query("SELECT id FROM channels WHERE listed = 1").compactMap { $0.column("id")?.string }
-                for id in listed where !ids.contains(id) {
-                    _ = try await db.query("UPDATE channels SET listed = 0 WHERE id = ?", [.text(id)])
+                let kept = try await db.query("SELECT id FROM channels").compactMap { $0.column("id")?.string }
+                for id in kept where !ids.contains(id) {
+                    try await Self.remove(ChannelId(id), db)
+                    removed = true
                 }
             }
             try await Self.pruneChannels(keeping: limit, db)
+            return removed
         }
+        if removed { try await eraseDeleted() }
     }
 
     /// Writes one channel's change, with the position it reflects, then drops its messages
@@ -110,11 +115,16 @@ extension LocalStore {
     /// Forgets a channel: its row, its messages and its stream's position (actions queued
     /// for it stay, to fail or succeed on their own).
     func removeChannel(_ id: ChannelId) async throws {
-        try await transaction { db in
-            _ = try await db.query("DELETE FROM channels WHERE id = ?", [.text(id.rawValue)])
-            _ = try await db.query("DELETE FROM messages WHERE channel = ? AND sequence < ?", [.text(id.rawValue), .integer(Int(Self.pendingSequenceBase))])
-            try await Self.removePosition(of: id.stream, db)
-        }
+        try await transaction { db in try await Self.remove(id, db) }
+        try await eraseDeleted()
+    }
+
+    /// Removes a channel, its messages but the queued local copies, and its position, in
+    /// the transaction `db` is in.
+    static func remove(_ id: ChannelId, _ db: SQLiteConnection) async throws {
+        _ = try await db.query("DELETE FROM channels WHERE id = ?", [.text(id.rawValue)])
+        _ = try await db.query("DELETE FROM messages WHERE channel = ? AND sequence < ?", [.text(id.rawValue), .integer(Int(pendingSequenceBase))])
+        try await removePosition(of: id.stream, db)
     }
 
     /// Replaces one stored message wherever it is kept (a queued action's outcome for a

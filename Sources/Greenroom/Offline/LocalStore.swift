@@ -60,6 +60,9 @@ final class LocalStore: Sendable {
         try await store.serially { db in
             _ = try await db.query("PRAGMA journal_mode=WAL")
             _ = try await db.query("PRAGMA synchronous=NORMAL")
+            // What is deleted (a channel the user was removed from, a deleted message) is
+            // overwritten, not left in free pages; `eraseDeleted()` empties the log too.
+            _ = try await db.query("PRAGMA secure_delete=ON")
             // A second client on the same folder (the app's process replaced) waits its turn.
             _ = try await db.query("PRAGMA busy_timeout=5000")
             for statement in Self.schema { _ = try await db.query(statement) }
@@ -131,6 +134,13 @@ final class LocalStore: Sendable {
         }
     }
 
+    /// Writes the write-ahead log into the file and truncates it, so that rows deleted
+    /// before leave no bytes behind in either file (the file's free space is zeroed by
+    /// `secure_delete`; the log would keep the pages as they were until it is reused).
+    func eraseDeleted() async throws {
+        try await serially { db in _ = try await db.query("PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+
     /// Closes the file; nothing may use the store afterwards.
     func close() async {
         _ = try? await serially { db in try await db.close() }
@@ -179,6 +189,20 @@ final class LocalStore: Sendable {
         }
     }
 
+    /// The documents whose keys begin with `prefix`, by key; those that do not decode as
+    /// `type` are left out.
+    func documents<T: Decodable & Sendable>(prefix: String, as type: T.Type) async throws -> [T] {
+        try await serially { db in
+            try await db.query("SELECT body FROM documents WHERE substr(key, 1, ?) = ? ORDER BY key", [.integer(prefix.utf8.count), .text(prefix)])
+                .compactMap { Self.decode(type, $0, "body") }
+        }
+    }
+
+    /// Removes the document kept under `key`.
+    func removeDocument(_ key: String) async throws {
+        try await serially { db in _ = try await db.query("DELETE FROM documents WHERE key = ?", [.text(key)]) }
+    }
+
     /// Empties every table: the store then belongs to another user.
     func clear() async throws {
         try await transaction { db in
@@ -186,6 +210,7 @@ final class LocalStore: Sendable {
                 _ = try await db.query("DELETE FROM \(table)")
             }
         }
+        try await eraseDeleted()
     }
 
     // MARK: Stream positions
