@@ -22,6 +22,9 @@ public enum MediaOperation {
     public static let feeds = WireOperation<MediaRoomRef, MediaRoomState>("media.feeds")
     /// ``MediaRoomRef`` → ``EmptyResult``: stops publishing and receiving in the room.
     public static let leave = WireOperation<MediaRoomRef, EmptyResult>("media.leave")
+    /// ``MediaRoomRef`` → ``MediaICEServers``: the STUN and TURN servers to make the room's
+    /// peer connections with, TURN with short-lived credentials of the caller's own.
+    public static let iceServers = WireOperation<MediaRoomRef, MediaICEServers>("media.iceServers")
 }
 
 /// A session description (JSEP), as `RTCSessionDescription` gives it.

@@ -16,6 +16,10 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Run a local Janus for live audio and video (janus on PATH, or GREENROOM_JANUS), restarted if it dies.") var media = false
     @Option(name: .customLong("janus-url"), help: "Use an external Janus's WebSocket API for live audio and video, e.g. ws://127.0.0.1:8188; repeat it for several, each room placed on one (GREENROOM_JANUS_URL, comma-separated).") var janusURL: [String] = []
     @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
+    @Option(name: .customLong("turn-url"), help: "A TURN URL handed to clients with credentials Greenroom issues, e.g. turn:turn.example.com:3478?transport=tcp; repeat it for several (GREENROOM_TURN_URLS, comma-separated; needs --turn-secret).") var turnURL: [String] = []
+    @Option(name: .customLong("turn-secret"), help: "coturn's static-auth-secret (use-auth-secret): TURN credentials follow its REST API scheme (GREENROOM_TURN_SECRET).") var turnSecret: String?
+    @Option(name: .customLong("media-public-ip"), help: "The public IPv4 address of the local Janus behind a one-to-one NAT, its nat_1_1_mapping (GREENROOM_MEDIA_PUBLIC_IP).") var mediaPublicIP: String?
+    @Option(name: .customLong("media-stun-server"), help: "A STUN server, host:port, the local Janus finds its public address with (GREENROOM_MEDIA_STUN_SERVER).") var mediaSTUNServer: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert (GREENROOM_TLS_KEY).") var tlsKey: String?
     @Option(name: .customLong("max-token-lifetime"), help: "Refuse client tokens that live longer than this many seconds from iat to exp (GREENROOM_MAX_TOKEN_LIFETIME_SECONDS; no limit by default).") var maxTokenLifetime: Double?
@@ -34,6 +38,10 @@ struct Serve: AsyncParsableCommand {
         if let unreadyDelay { config.unreadyDelay = unreadyDelay }
         if !janusURL.isEmpty { config.janusURLs = janusURL }
         if let mediaICEInterfaces { config.mediaICEInterfaces = mediaICEInterfaces }
+        if !turnURL.isEmpty { config.mediaNetwork.turnURLs = turnURL }
+        if let turnSecret { config.mediaNetwork.turnSecret = turnSecret }
+        if let mediaPublicIP { config.mediaNetwork.publicAddress = mediaPublicIP }
+        if let mediaSTUNServer { config.mediaNetwork.janusSTUNServer = mediaSTUNServer }
         if let tlsCert { config.tlsCertificatePath = tlsCert }
         if let tlsKey { config.tlsKeyPath = tlsKey }
         if let otlpEndpoint { config.tracing.endpoint = otlpEndpoint }
@@ -57,6 +65,7 @@ struct Serve: AsyncParsableCommand {
             app secret (signs client tokens, mode 0600): \(server.secrets.appSecretPath)\(server.secrets.created ? " (new)" : "")
             server API key (REST: Authorization: Bearer KEY, mode 0600): \(server.secrets.apiKeyPath)
             media: \(config.janusExecutable.map { "Janus run by Greenroom (\($0))" } ?? (config.janusURLs.isEmpty ? nil : "Janus at \(config.janusURLs.joined(separator: ", "))") ?? "off (--media or --janus-url to enable)")
+            TURN: \(config.mediaNetwork.issuesTURN ? config.mediaNetwork.turnURLs.joined(separator: ", ") : "none (--turn-url/--turn-secret for clients behind firewalls)")
             try media in a browser: \(server.baseURL.absoluteString)/demo/
             """)
         try await server.waitUntilStopped()

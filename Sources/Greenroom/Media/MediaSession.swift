@@ -37,6 +37,17 @@ public protocol MediaEngine: Sendable {
     /// `RTCRtpSender.replaceTrack`). Called between ``makePublishOffer()`` and sending the
     /// offer, for the kinds muted before publishing.
     func setSending(_ kind: MediaKind, _ sending: Bool) async throws
+    /// The STUN and TURN servers (with the caller's TURN credential) for the connections
+    /// made from now on: put `servers.iceServers` in `RTCConfiguration.iceServers`. Called
+    /// before the first connection and again before one made after the credential's
+    /// `expiresAt`. The default does nothing, for an engine that reaches the media server
+    /// directly.
+    func useICEServers(_ servers: MediaICEServers) async
+}
+
+extension MediaEngine {
+    /// Does nothing: the engine's connections use no STUN or TURN server.
+    public func useICEServers(_ servers: MediaICEServers) async {}
 }
 
 /// Audio and video in one room (a meeting's or a live event's stream), driven through an
@@ -68,6 +79,8 @@ public actor MediaSession {
     private var subscribed: Set<UInt64> = []
     private var receiving = false
     private var tail: Task<Void, Never>?
+    /// The ICE servers the engine was given last.
+    private var iceServers: MediaICEServers?
 
     init(client: GreenroomClient, stream: String, participantId: String, engine: any MediaEngine, canPublish: Bool, canReceive: Bool,
          muted: Set<MediaKind> = []) {
@@ -163,8 +176,24 @@ public actor MediaSession {
         }
     }
 
+    /// Gives the engine the room's ICE servers before it makes a connection: the first
+    /// time, and when the TURN credential it has expires within a minute.
+    private func refreshICEServers() async throws {
+        if let current = iceServers, current.expiresAt.map({ $0.timeIntervalSinceNow > 60 }) ?? true { return }
+        let fresh: MediaICEServers
+        do {
+            fresh = try await client.send(MediaOperation.iceServers, args: MediaRoomRef(stream: stream))
+        } catch let error as GreenroomError where error.is(.unknownOperation) {
+            // A server from before `media.iceServers`: it names no ICE servers.
+            fresh = MediaICEServers(iceServers: [])
+        }
+        iceServers = fresh
+        await engine.useICEServers(fresh)
+    }
+
     private func publish() async throws {
         guard !isPublishing else { return }
+        try await refreshICEServers()
         let offer = try await engine.makePublishOffer()
         do {
             // Before the media server hears of the feed, so that it never sees a muted kind flow.
@@ -204,6 +233,7 @@ public actor MediaSession {
     private func negotiate(_ result: MediaSubscribeResult) async throws {
         for track in result.streams { tracks[track.mid] = track }
         guard let offer = result.jsep else { return }
+        if !receiving { try await refreshICEServers() }
         let answer = try await engine.answerReceiveOffer(offer)
         receiving = true
         _ = try await client.send(MediaOperation.answer, args: MediaAnswerArgs(stream: stream, jsep: answer))

@@ -10,10 +10,12 @@ import ServiceLifecycle
 package struct MediaCapability: Capability {
     package let plane: MediaPlane
     package let livestreams: LivestreamEngine
+    package let iceServers: ICEServerIssuer
 
     package init(_ core: CapabilityContext) {
         plane = core.media
         livestreams = core.livestreams
+        iceServers = ICEServerIssuer(core.configuration.mediaNetwork)
     }
 
     package var services: [any Service] { [livestreams] }
@@ -43,6 +45,15 @@ package struct MediaCapability: Capability {
         router.on(MediaOperation.leave) { caller, args in
             await plane.leave(args, caller: caller)
             return EmptyResult()
+        }
+        // Only to a caller allowed to publish or receive in the room: a TURN credential
+        // relays whatever its holder sends.
+        let issuer = iceServers
+        router.on(MediaOperation.iceServers) { caller, args in
+            try plane.requireEnabled()
+            let rights = try await plane.rights(caller, stream: args.stream)
+            if rights.publishRefusal != nil, let refusal = rights.receiveRefusal { throw refusal }
+            return issuer.servers(for: caller.userId)
         }
     }
 }

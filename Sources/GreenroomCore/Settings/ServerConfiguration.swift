@@ -178,6 +178,9 @@ public struct ServerConfiguration: Sendable {
     public var webhooks = WebhookSettings()
     /// Push notifications through APNs (`GREENROOM_APNS_*`).
     public var push = PushSettings()
+    /// STUN, TURN and NAT settings for media (`GREENROOM_TURN_*`, `GREENROOM_STUN_URLS`,
+    /// `GREENROOM_MEDIA_PUBLIC_IP`, `GREENROOM_MEDIA_STUN_SERVER`).
+    public var mediaNetwork = MediaNetworkSettings()
     /// Traces exported over OTLP (`GREENROOM_OTLP_*`; off by default).
     public var tracing = TracingSettings()
 

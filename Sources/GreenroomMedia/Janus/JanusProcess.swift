@@ -26,14 +26,16 @@ package final class JanusProcess: Service, Sendable {
     /// Writes the configuration for a Janus at `executable` into `directory`, with its API
     /// on a free loopback port.
     /// `iceInterfaces` limits the interfaces Janus gathers ICE candidates on (`lo` when
-    /// everything runs on one machine); all when `nil`.
-    package init(executable: String, directory: String, iceInterfaces: String?, logger: Logger) throws {
+    /// everything runs on one machine); all when `nil`. `network` gives its public address
+    /// behind a one-to-one NAT, or a STUN server to find it with.
+    package init(executable: String, directory: String, iceInterfaces: String?, network: MediaNetworkSettings = MediaNetworkSettings(),
+                 logger: Logger) throws {
         self.executable = executable
         self.directory = directory
         self.logger = logger
         self.port = try Self.freePort()
         try JanusConfiguration(port: port, directory: directory, libraries: try Self.libraryFolder(of: executable),
-                               iceInterfaces: iceInterfaces).write()
+                               iceInterfaces: iceInterfaces, network: network).write()
     }
 
     package func run() async throws {
@@ -119,6 +121,21 @@ package struct JanusConfiguration {
     package let libraries: String
     /// The interfaces ICE may use (`ice_enforce_list`), or all.
     package let iceInterfaces: String?
+    /// The public address (`nat_1_1_mapping`) and STUN server (`stun_server`, `stun_port`).
+    package var network = MediaNetworkSettings()
+
+    /// The `nat` block's settings, one per line.
+    var natLines: [String] {
+        var lines: [String] = []
+        if let stun = network.janusSTUNServer, let colon = stun.lastIndex(of: ":") {
+            lines.append("stun_server = \"\(stun[..<colon])\"")
+            lines.append("stun_port = \(stun[stun.index(after: colon)...])")
+        }
+        // Janus then offers the public address in place of the private one it gathers.
+        if let address = network.publicAddress { lines.append("nat_1_1_mapping = \"\(address)\"") }
+        if let iceInterfaces { lines.append("ice_enforce_list = \"\(iceInterfaces)\"") }
+        return lines
+    }
 
     package func write() throws {
         let fileManager = FileManager.default
@@ -142,7 +159,7 @@ package struct JanusConfiguration {
                 rtp_port_range = "20000-60000"
             }
             nat: {
-            \(iceInterfaces.map { "    ice_enforce_list = \"\($0)\"" } ?? "")
+            \(natLines.map { "    " + $0 }.joined(separator: "\n"))
             }
             plugins: {
                 disable = "\(others("plugins", keeping: "libjanus_videoroom.so"))"

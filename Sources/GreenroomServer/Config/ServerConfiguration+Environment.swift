@@ -74,6 +74,7 @@ extension ServerConfiguration {
         try value("GREENROOM_TLS_KEY") { (v: String) in config.tlsKeyPath = v }
         try WebhookSettings.read(variables, into: &config.webhooks)
         try PushSettings.read(variables, into: &config.push)
+        try MediaNetworkSettings.read(variables, into: &config.mediaNetwork)
         try TracingSettings.read(variables, into: &config.tracing)
         try config.validate()
         return config
@@ -144,6 +145,7 @@ extension ServerConfiguration {
             try webhooks.validate()
             try push.validate()
             try tracing.validate()
+            try mediaNetwork.validate()
         } catch let error as GreenroomError {
             throw GreenroomServerError.invalidConfiguration(error.message)
         }

@@ -16,7 +16,7 @@ struct MediaBackend: Sendable {
         if let executable = configuration.janusExecutable {
             let process = try JanusProcess(
                 executable: executable, directory: configuration.dataDirectory + "/janus",
-                iceInterfaces: configuration.mediaICEInterfaces, logger: logger)
+                iceInterfaces: configuration.mediaICEInterfaces, network: configuration.mediaNetwork, logger: logger)
             return MediaBackend(gateways: [JanusGateway(url: process.url, connector: JanusWebSocketConnector(), logger: logger)], process: process)
         }
         return MediaBackend(gateways: configuration.janusURLs.map { JanusGateway(url: $0, connector: JanusWebSocketConnector(), logger: logger) }, process: nil)

@@ -34,14 +34,25 @@ struct MediaPrograms: Sendable {
 /// driven over WebDriver's HTTP API.
 final class BrowserDriver: Sendable {
     let port: Int
+    /// Where its API answers: loopback, or the address inside its namespace.
+    let host: String
     private let process: ChildProcess
     private let chromium: String
 
-    init(programs: MediaPrograms) async throws {
+    /// A chromedriver on this machine, or inside `namespace` (its browsers then reach only
+    /// the namespace's host end, as a separate machine would).
+    init(programs: MediaPrograms, namespace: NetworkNamespace? = nil) async throws {
         guard let driver = programs.chromedriver, let chromium = programs.chromium else { throw TestTimeout(what: "no chromedriver") }
         self.chromium = chromium
         port = try JanusProcess.freePort()
-        process = try await ChildProcess.start(driver, arguments: ["--port=\(port)"])
+        if let namespace {
+            host = namespace.address
+            let (program, arguments) = namespace.inside(driver, ["--port=\(port)", "--allowed-ips=\(namespace.hostAddress)"])
+            process = try await ChildProcess.start(program, arguments: arguments)
+        } else {
+            host = "127.0.0.1"
+            process = try await ChildProcess.start(driver, arguments: ["--port=\(port)"])
+        }
         Watchdog.note("chromedriver started on port \(port)")
         var lastError = "no answer"
         for _ in 0..<100 {
@@ -57,14 +68,18 @@ final class BrowserDriver: Sendable {
         throw TestTimeout(what: "chromedriver did not start (\(process.exit.map { "it exited with \($0)" } ?? lastError))")
     }
 
-    /// A new headless browser.
-    func open() async throws -> Browser {
-        let arguments: [RawJSON] = [
+    /// A new headless browser; `secureOrigins` are plain-HTTP origins it lets use the camera
+    /// and microphone (loopback always may). With `acceptingAnyCertificate` it takes TLS
+    /// certificates no system CA signed (a test's own, for TURN over TLS).
+    func open(secureOrigins: [String] = [], acceptingAnyCertificate: Bool = false) async throws -> Browser {
+        var arguments: [RawJSON] = [
             "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
             "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
             "--allow-loopback-in-peer-connection", "--disable-features=WebRtcHideLocalIpsWithMdns",
             "--autoplay-policy=no-user-gesture-required", "--window-size=800,600",
         ]
+        if acceptingAnyCertificate { arguments.append("--ignore-certificate-errors") }
+        if !secureOrigins.isEmpty { arguments.append(.string("--unsafely-treat-insecure-origin-as-secure=" + secureOrigins.joined(separator: ","))) }
         let capabilities: RawJSON = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
             "goog:chromeOptions": ["binary": .string(chromium), "args": .array(arguments)],
@@ -78,7 +93,7 @@ final class BrowserDriver: Sendable {
     }
 
     func request(_ method: String, _ path: String, body: RawJSON? = nil) async throws -> (RawJSON, Int) {
-        var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
+        var request = HTTPClientRequest(url: "http://\(host):\(port)\(path)")
         request.method = .RAW(value: method)
         if let body {
             request.body = .bytes(ByteBuffer(bytes: try body.jsonBytes()))
@@ -89,10 +104,15 @@ final class BrowserDriver: Sendable {
         return ((try? RawJSON(json: Data(buffer: data))) ?? .nil, Int(response.status.code))
     }
 
-    /// Stops chromedriver (which closes its browsers): SIGTERM, SIGKILL 2 s later.
+    /// Stops chromedriver (SIGTERM, SIGKILL 2 s later), then kills what is left of its
+    /// process group: the browsers of sessions a failing test did not close, which
+    /// chromedriver leaves running (and drawing their fake cameras) when it is stopped.
     func stop() {
         Watchdog.note("stopping chromedriver on port \(port)")
         process.stopAndWait()
+        // chromedriver leads its own group (it was started in a new one) and its browsers
+        // stay in it; the group's id is not reused while one of them lives.
+        kill(-process.pid, SIGKILL)
     }
 }
 

@@ -29,12 +29,37 @@ struct BrowserEngine: MediaEngine {
         SessionDescription(type: "offer", sdp: try await sdp("""
             if (window.pub) window.pub.close();
             window.local = window.local || await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
-            window.pub = new RTCPeerConnection();
+            window.pub = new RTCPeerConnection(window.iceConfiguration || {});
             for (const track of window.local.getTracks()) window.pub.addTransceiver(track, { direction: 'sendonly' });
             await window.pub.setLocalDescription(await window.pub.createOffer());
             await gathered(window.pub);
             return window.pub.localDescription.sdp;
             """))
+    }
+
+    /// Keeps the servers for the connections made from now on, and counts the calls.
+    func useICEServers(_ servers: MediaICEServers) async {
+        _ = try? await browser.run("""
+            window.iceConfiguration = { iceServers: \((try? RawJSON(encoding: servers.iceServers).jsonString()) ?? "[]") };
+            window.iceServerCalls = (window.iceServerCalls || 0) + 1;
+            return true
+            """)
+    }
+
+    /// The selected candidate pair's local candidate type (`host`, `relay`, …) and relay
+    /// protocol on the sending (`pub`) or receiving (`sub`) connection.
+    func path(of connection: String) async throws -> RawJSON {
+        try await browser.run("""
+            return (async () => {
+              const pc = window.\(connection);
+              if (!pc) return null;
+              const report = await pc.getStats();
+              let pair = null;
+              report.forEach((entry) => { if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId); });
+              const local = pair && report.get(pair.localCandidateId);
+              return local ? { local: local.candidateType, relayProtocol: local.relayProtocol || null } : null;
+            })()
+            """)
     }
 
     func acceptPublishAnswer(_ answer: SessionDescription) async throws {
@@ -62,7 +87,7 @@ struct BrowserEngine: MediaEngine {
 
     func answerReceiveOffer(_ offer: SessionDescription) async throws -> SessionDescription {
         SessionDescription(type: "answer", sdp: try await sdp("""
-            window.sub = window.sub || new RTCPeerConnection();
+            window.sub = window.sub || new RTCPeerConnection(window.iceConfiguration || {});
             await window.sub.setRemoteDescription({ type: 'offer', sdp: \(try literal(offer.sdp)) });
             await window.sub.setLocalDescription(await window.sub.createAnswer());
             await gathered(window.sub);

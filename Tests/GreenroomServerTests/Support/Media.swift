@@ -22,9 +22,11 @@ func withMediaServer<T: Sendable>(_ programs: MediaPrograms, _ configure: (inout
 
 extension TestServer {
     /// The demo page's URL for a meeting participant.
-    func demoURL(_ user: String, meeting: String, participant: String, mode: String, extra: String = "") async throws -> String {
+    /// `host` names the server as the browser reaches it (loopback by default).
+    func demoURL(_ user: String, meeting: String, participant: String, mode: String, extra: String = "", host: String? = nil) async throws -> String {
         let token = try await token(user)
-        return "\(url.absoluteString)/demo/?join=1&token=\(token)&meeting=\(meeting)&participant=\(participant)&mode=\(mode)\(extra)"
+        let base = host.map { "http://\($0):\(port)" } ?? url.absoluteString
+        return "\(base)/demo/?join=1&token=\(token)&meeting=\(meeting)&participant=\(participant)&mode=\(mode)\(extra)"
     }
 
     /// Whether the server has a session open on each of its Janus servers.

@@ -15,7 +15,7 @@ final class RawSocket: @unchecked Sendable {
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
-    init(port: Int, receiveBufferBytes: Int32? = nil) throws {
+    init(port: Int, host: String = "127.0.0.1", receiveBufferBytes: Int32? = nil) throws {
         #if os(Linux)
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -28,7 +28,7 @@ final class RawSocket: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_addr.s_addr = inet_addr(host)
         let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }

@@ -40,12 +40,23 @@ extension DemoPage {
       });
     }
 
+    // The peer connections' configuration: the room's STUN and TURN servers (TURN with a
+    // credential of this user's), asked for again when the credential is about to expire;
+    // ?relay=1 allows only relayed paths (TURN), for trying a firewall that drops UDP.
+    let ice = null;
+    async function peerConfiguration() {
+      if (!ice || (ice.expiresAt && Date.parse(ice.expiresAt) - Date.now() < 60000)) {
+        ice = await conn.send('media.iceServers', { stream: state.stream });
+      }
+      return { iceServers: ice.iceServers, iceTransportPolicy: params.get('relay') === '1' ? 'relay' : 'all' };
+    }
+
     // MARK: Publishing
 
     async function publish() {
       if (pubPc) return;
       localStream = localStream || await capture();
-      const pc = new RTCPeerConnection();
+      const pc = new RTCPeerConnection(await peerConfiguration());
       pubPc = pc;
       for (const track of localStream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [localStream] });
       // What was muted stays muted: nothing of it is sent, so Janus never sees it flow.
@@ -195,7 +206,7 @@ extension DemoPage {
       for (const stream of result.streams) state.midToFeed[stream.mid] = stream.feedId;
       if (!result.jsep) return;
       if (!subPc) {
-        subPc = new RTCPeerConnection();
+        subPc = new RTCPeerConnection(await peerConfiguration());
         subPc.ontrack = onTrack;
       }
       await subPc.setRemoteDescription(result.jsep);
@@ -509,9 +520,30 @@ extension DemoPage {
       return feeds;
     }
 
+    // The path each connection's media takes: its selected candidate pair's local and
+    // remote candidate types (host, srflx, prflx, relay) and the local one's protocol.
+    async function paths() {
+      const result = {};
+      for (const [name, pc] of [['publish', pubPc], ['receive', subPc]]) {
+        if (!pc) continue;
+        const report = await pc.getStats();
+        let pair = null;
+        report.forEach((entry) => {
+          if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId);
+        });
+        if (!pair) continue;
+        const local = report.get(pair.localCandidateId), remote = report.get(pair.remoteCandidateId);
+        result[name] = {
+          local: local && local.candidateType, remote: remote && remote.candidateType,
+          relayProtocol: local && local.relayProtocol, protocol: local && local.protocol, state: pc.iceConnectionState,
+        };
+      }
+      return result;
+    }
+
     // What tests (and the console) use.
     window.demo = {
-      join, publish, shareScreen, stats, livestreamStats, readClock,
+      join, publish, shareScreen, stats, paths, livestreamStats, readClock,
       state: () => JSON.parse(JSON.stringify(state)),
       send: (op, args) => conn.send(op, args),
       changeMode: (mode) => conn.send('meeting.changeMode', { meetingId: state.id, mode }),

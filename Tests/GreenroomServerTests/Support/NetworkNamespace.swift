@@ -1,0 +1,99 @@
+import Foundation
+import GreenroomCore
+import GreenroomProtocol
+
+/// A network namespace a test makes on this machine, and removes: a veth pair with the host
+/// end `10.x.y.1/30` here and the other end `10.x.y.2/30` inside, routed through the host
+/// end. Traffic goes only between the two ends. Needs root, `ip` (iproute2) and `iptables`.
+final class NetworkNamespace: Sendable {
+    let name: String
+    /// The host end's interface and address, where the test's servers listen for it.
+    let hostInterface: String
+    let hostAddress: String
+    /// The address inside.
+    let address: String
+    private let ip: String
+    private let iptables: String
+    /// The firewall rules added on the host end, to delete with the namespace.
+    private let rules = Locked<[[String]]>([])
+
+    /// `ip` and `iptables` as root, or `nil` after reporting the skip (a failure under
+    /// `GREENROOM_REQUIRE_ALL=1`).
+    static func tools(for what: String) -> (ip: String, iptables: String)? {
+        let ip = TestEnvironment.program("GREENROOM_TEST_IP", "ip")
+        let iptables = TestEnvironment.program("GREENROOM_TEST_IPTABLES", "iptables")
+        if getuid() == 0, let ip, let iptables { return (ip, iptables) }
+        Skips.skip(what, because: getuid() != 0 ? "network namespaces need root"
+            : "ip or iptables not found (GREENROOM_TEST_IP, GREENROOM_TEST_IPTABLES; Debian: apt-get install iproute2 iptables)")
+        return nil
+    }
+
+    /// Makes the namespace and its link.
+    init(tools: (ip: String, iptables: String)) async throws {
+        let id = UInt32.random(in: 0..<(1 << 24))
+        let tag = String(id, radix: 16)
+        name = "greenroom-test-\(tag)"
+        hostInterface = "grh\(tag)"
+        let inside = "grn\(tag)"
+        // A /30 in 10.128.0.0/9, by the id.
+        let third = Int(id >> 6) & 0xFF, fourth = Int(id & 0x3F) << 2
+        let second = 128 + Int(id >> 14) & 0x7F
+        hostAddress = "10.\(second).\(third).\(fourth + 1)"
+        address = "10.\(second).\(third).\(fourth + 2)"
+        ip = tools.ip
+        iptables = tools.iptables
+        let steps: [[String]] = [
+            [ip, "netns", "add", name],
+            [ip, "link", "add", hostInterface, "type", "veth", "peer", "name", inside],
+            [ip, "link", "set", inside, "netns", name],
+            [ip, "addr", "add", "\(hostAddress)/30", "dev", hostInterface],
+            [ip, "link", "set", hostInterface, "up"],
+            [ip, "netns", "exec", name, ip, "addr", "add", "\(address)/30", "dev", inside],
+            [ip, "netns", "exec", name, ip, "link", "set", inside, "up"],
+            [ip, "netns", "exec", name, ip, "link", "set", "lo", "up"],
+            [ip, "netns", "exec", name, ip, "route", "add", "default", "via", hostAddress],
+        ]
+        do {
+            for step in steps { try await Self.run(step) }
+        } catch {
+            await remove()
+            throw error
+        }
+    }
+
+    /// The command that runs `program` inside the namespace.
+    func inside(_ program: String, _ arguments: [String]) -> (String, [String]) {
+        (ip, ["netns", "exec", name, program] + arguments)
+    }
+
+    /// Drops every UDP packet that comes from inside to this machine: only TCP reaches it.
+    func dropUDP() async throws {
+        let rule = ["INPUT", "-i", hostInterface, "-p", "udp", "-j", "DROP"]
+        try await Self.run([iptables, "-I"] + rule)
+        rules.withLock { $0.append(rule) }
+    }
+
+    /// The packets the rules dropped so far.
+    func droppedPackets() async throws -> Int {
+        let listing = try await Self.run([iptables, "-L", "INPUT", "-v", "-n", "-x"])
+        return listing.split(separator: "\n").filter { $0.contains(hostInterface) && $0.contains("DROP") }
+            .compactMap { line in line.split(separator: " ").first.flatMap { Int($0) } }.reduce(0, +)
+    }
+
+    /// Deletes the rules, the namespace and its link.
+    func remove() async {
+        for rule in rules.withLock({ $0 }) { _ = try? await Self.run([iptables, "-D"] + rule) }
+        _ = try? await Self.run([ip, "link", "del", hostInterface])
+        _ = try? await Self.run([ip, "netns", "del", name])
+    }
+
+    /// Runs a command; returns what it wrote, or throws with its errors when it fails.
+    @discardableResult
+    private static func run(_ command: [String]) async throws -> String {
+        let (exit, output, errors) = try await ChildProcess.run(command[0], Array(command.dropFirst()), limit: .seconds(20))
+        guard exit == .exited(0) else {
+            throw TestTimeout(what: "\(command.joined(separator: " ")) failed (\(exit)): \(String(decoding: errors, as: UTF8.self))")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
