@@ -16,7 +16,10 @@ struct MediaNetworkTests {
             "GREENROOM_TURN_SECRET": "sixteen-characters-at-least", "GREENROOM_TURN_TTL_SECONDS": "900",
             "GREENROOM_STUN_URLS": "stun:stun.example.com:3478", "GREENROOM_MEDIA_PUBLIC_IP": "203.0.113.7",
             "GREENROOM_MEDIA_STUN_SERVER": "stun.example.com:3478",
+            // The other lists read the same way: commas, spaces trimmed, empty items left out.
+            "GREENROOM_JANUS_URL": "ws://10.0.0.5:8188, ws://10.0.0.6:8188,", "GREENROOM_FILE_TYPES": " Image/PNG ,video/mp4",
         ])
+        #expect(config.janusURLs == ["ws://10.0.0.5:8188", "ws://10.0.0.6:8188"] && config.fileTypes == ["image/png", "video/mp4"])
         let network = config.mediaNetwork
         #expect(network.turnURLs == ["turn:turn.example.com:3478?transport=udp", "turns:turn.example.com:443?transport=tcp"])
         #expect(network.issuesTURN && network.turnCredentialLifetime == 900 && network.stunURLs == ["stun:stun.example.com:3478"])

@@ -15,6 +15,12 @@ package struct EnvironmentVariables {
         values[name].flatMap { $0.isEmpty ? nil : $0 }
     }
 
+    /// The variable as a comma-separated list, each item trimmed and the empty ones left
+    /// out; `nil` when unset or empty.
+    package func list(_ name: String) -> [String]? {
+        text(name).map { text in text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+    }
+
     /// The variable parsed as `T`, `nil` when unset or empty.
     /// - Throws: ``GreenroomServerError/invalidConfiguration(_:)`` when it does not parse.
     package func value<T: LosslessStringConvertible>(_ name: String) throws -> T? {

@@ -1,5 +1,10 @@
 import Foundation
 import GreenroomStorage
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// How clients reach the media server from behind NATs and firewalls: the STUN servers and
 /// the TURN servers (coturn) Greenroom hands them, with TURN credentials it issues, and the
@@ -38,16 +43,12 @@ public struct MediaNetworkSettings: Sendable, Hashable {
     /// Reads the `GREENROOM_TURN_*`, `GREENROOM_STUN_URLS` and `GREENROOM_MEDIA_*` NAT variables
     /// into `settings`.
     package static func read(_ variables: EnvironmentVariables, into settings: inout MediaNetworkSettings) throws {
-        if let urls = variables.text("GREENROOM_TURN_URLS") { settings.turnURLs = list(urls) }
+        settings.turnURLs = variables.list("GREENROOM_TURN_URLS") ?? settings.turnURLs
         settings.turnSecret = variables.text("GREENROOM_TURN_SECRET") ?? settings.turnSecret
         if let seconds: Double = try variables.value("GREENROOM_TURN_TTL_SECONDS") { settings.turnCredentialLifetime = seconds }
-        if let urls = variables.text("GREENROOM_STUN_URLS") { settings.stunURLs = list(urls) }
+        settings.stunURLs = variables.list("GREENROOM_STUN_URLS") ?? settings.stunURLs
         settings.publicAddress = variables.text("GREENROOM_MEDIA_PUBLIC_IP") ?? settings.publicAddress
         settings.janusSTUNServer = variables.text("GREENROOM_MEDIA_STUN_SERVER") ?? settings.janusSTUNServer
-    }
-
-    private static func list(_ text: String) -> [String] {
-        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// Checks the URLs' schemes, that TURN URLs come with a secret (and a secret with URLs),
@@ -80,7 +81,7 @@ public struct MediaNetworkSettings: Sendable, Hashable {
     }
 
     private static func isIPv4(_ text: String) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in part.count <= 3 && UInt8(part) != nil }
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1
     }
 }

@@ -37,9 +37,7 @@ public struct WebhookSettings: Sendable, Hashable {
     package static func read(_ variables: EnvironmentVariables, into settings: inout WebhookSettings) throws {
         settings.url = variables.text("GREENROOM_WEBHOOK_URL") ?? settings.url
         settings.secret = variables.text("GREENROOM_WEBHOOK_SECRET") ?? settings.secret
-        if let events = variables.text("GREENROOM_WEBHOOK_EVENTS") {
-            settings.events = events.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
+        settings.events = variables.list("GREENROOM_WEBHOOK_EVENTS") ?? settings.events
         settings.timeout = try variables.value("GREENROOM_WEBHOOK_TIMEOUT_SECONDS") ?? settings.timeout
         settings.maxAttempts = try variables.value("GREENROOM_WEBHOOK_MAX_ATTEMPTS") ?? settings.maxAttempts
         settings.retryBase = try variables.value("GREENROOM_WEBHOOK_RETRY_SECONDS") ?? settings.retryBase

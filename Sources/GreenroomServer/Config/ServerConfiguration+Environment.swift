@@ -58,16 +58,12 @@ extension ServerConfiguration {
         try value("GREENROOM_FILE_MAX_BYTES") { (v: Int64) in config.fileMaxBytes = v }
         try value("GREENROOM_FILE_BYTES_PER_USER") { (v: Int64) in config.fileBytesPerUser = v }
         try value("GREENROOM_FILE_PENDING_PER_USER") { (v: Int) in config.filePendingPerUser = v }
-        try value("GREENROOM_FILE_TYPES") { (v: String) in
-            config.fileTypes = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
-        }
+        if let types = variables.list("GREENROOM_FILE_TYPES") { config.fileTypes = types.map { $0.lowercased() } }
         try value("GREENROOM_CONNECTIONS_PER_USER") { (v: Int) in config.connectionsPerUser = v }
         try value("GREENROOM_VIDEO_PROCESSING_SECONDS") { (v: Double) in config.videoProcessingLimit = v }
         try value("GREENROOM_FFPROBE") { (v: String) in config.ffprobePath = v }
         try value("GREENROOM_FFMPEG") { (v: String) in config.ffmpegPath = v }
-        try value("GREENROOM_JANUS_URL") { (v: String) in
-            config.janusURLs = v.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        }
+        config.janusURLs = variables.list("GREENROOM_JANUS_URL") ?? config.janusURLs
         try value("GREENROOM_JANUS") { (v: String) in config.janusExecutable = v }
         try value("GREENROOM_MEDIA_ICE_INTERFACES") { (v: String) in config.mediaICEInterfaces = v }
         try value("GREENROOM_TLS_CERT") { (v: String) in config.tlsCertificatePath = v }
