@@ -17,6 +17,12 @@ public enum LiveEventOperation {
     public static let start = WireOperation<LiveEventRef, LiveEventData>("live.start")
     /// ``LiveEventRef`` → ``LiveEventData``: hosts only, `ready` or `ongoing → ended`.
     public static let end = WireOperation<LiveEventRef, LiveEventData>("live.end")
+    /// ``LiveEventRef`` → ``RecordingInfo``: hosts only, while `ongoing`. Starts recording the
+    /// event's livestream picture; the video will be the caller's. As `meeting.startRecording`.
+    public static let startRecording = WireOperation<LiveEventRef, RecordingInfo>("live.startRecording")
+    /// ``LiveEventRef`` → ``RecordingInfo``: hosts only. Stops the recording: it becomes a
+    /// video. Ending the event stops it too.
+    public static let stopRecording = WireOperation<LiveEventRef, RecordingInfo>("live.stopRecording")
     /// ``LiveEventRef`` → ``LiveEventEntry``: participants, in `ready` or `ongoing`.
     public static let enter = WireOperation<LiveEventRef, LiveEventEntry>("live.enter")
     /// ``LiveEventRef`` → ``EmptyResult``.

@@ -114,6 +114,8 @@ public struct LiveEventData: Codable, Sendable, Hashable {
     /// Its HLS livestream, which runs while it is `ongoing` on servers with media and ffmpeg:
     /// every publishing host side by side.
     public var livestream: LivestreamInfo? = nil
+    /// Its recording, once one was started: the one going on, or the last one.
+    public var recording: RecordingInfo? = nil
 
     /// How long it has been (or was) live, in seconds; 0 before it started.
     public var duration: TimeInterval {
@@ -179,6 +181,8 @@ public struct LiveEventEvent: Codable, Sendable, Hashable {
     public var actorId: String?
     /// The livestream's new state (`live.livestreamStateChanged`).
     public var livestream: LivestreamInfo? = nil
+    /// The recording's new state (`live.recordingStateChanged`).
+    public var recording: RecordingInfo? = nil
 
     /// Makes an event.
     public init(type: String, liveEvent: LiveEventData? = nil, host: LiveEventHost? = nil, participantCountInfo: ParticipantCountInfo? = nil,
@@ -230,4 +234,6 @@ public enum LiveEventEventType {
     public static let reactionCountsUpdated = "live.reactionCountsUpdated"
     /// The livestream's state changed (``LiveEventEvent/livestream``).
     public static let livestreamStateChanged = "live.livestreamStateChanged"
+    /// The recording's state changed (``LiveEventEvent/recording``).
+    public static let recordingStateChanged = "live.recordingStateChanged"
 }

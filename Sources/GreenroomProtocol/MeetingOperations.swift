@@ -28,6 +28,16 @@ public enum MeetingOperation {
     /// ``MeetingRef`` → ``LivestreamInfo``: moderators only. Stops the livestream and removes
     /// its files; stopping one that does not run answers `LIVESTREAM_STOPPED`.
     public static let stopLivestream = WireOperation<MeetingRef, LivestreamInfo>("meeting.stopLivestream")
+    /// ``MeetingRef`` → ``RecordingInfo``: moderators only. Starts recording the stage's
+    /// composed picture and mixed audio (the livestream's layout; the livestream is started
+    /// for it when it does not run); starting one that records answers its state. Refused with
+    /// `meetingEnded`, `alreadyExists` while the last one is still being made into a video,
+    /// `livestreamLimitReached` or `unavailable` as the livestream is.
+    public static let startRecording = WireOperation<MeetingRef, RecordingInfo>("meeting.startRecording")
+    /// ``MeetingRef`` → ``RecordingInfo``: moderators only. Stops the recording: it becomes a
+    /// video in the feed, owned by the moderator who started it; stopping when none records
+    /// answers the last one's state.
+    public static let stopRecording = WireOperation<MeetingRef, RecordingInfo>("meeting.stopRecording")
     /// ``PubSubPublishArgs`` → ``PubSubMessage``.
     public static let publish = WireOperation<PubSubPublishArgs, PubSubMessage>("pubsub.publish")
     /// ``PubSubTopicArgs`` → `[PubSubMessage]`: a page of the topic's persisted messages the

@@ -131,6 +131,8 @@ public struct MeetingData: Codable, Sendable, Hashable {
     public var pins: [String: PinState]
     /// Its HLS livestream, once one was started.
     public var livestream: LivestreamInfo?
+    /// Its recording, once one was started: the one going on, or the last one.
+    public var recording: RecordingInfo?
 
     /// Whether a meeting is going on.
     public enum State: String, Codable, Sendable, Hashable {
@@ -229,6 +231,8 @@ public struct MeetingEvent: Codable, Sendable, Hashable {
     public var replacedClientId: String?
     /// The livestream's new state (`meeting.livestreamStateChanged`).
     public var livestream: LivestreamInfo?
+    /// The recording's new state (`meeting.recordingStateChanged`).
+    public var recording: RecordingInfo?
     /// The meeting's participant count (`meeting.participantCountChanged`).
     public var count: Int?
     /// For a message sent to some participants only: the users it is for. The server
@@ -285,6 +289,8 @@ public enum MeetingEventType {
     public static let ended = "meeting.ended"
     /// The livestream's state changed (``MeetingEvent/livestream``).
     public static let livestreamStateChanged = "meeting.livestreamStateChanged"
+    /// The recording's state changed (``MeetingEvent/recording``).
+    public static let recordingStateChanged = "meeting.recordingStateChanged"
     /// A pub/sub message.
     public static let pubsubMessage = "pubsub.message"
 }

@@ -55,6 +55,22 @@ extension LiveEvent {
         adopt(try await client.send(LiveEventOperation.end, args: LiveEventRef(liveEventId: liveEventId)), countsIncluded: true)
     }
 
+    /// Starts recording the event's livestream picture (hosts only, while it is `ongoing`);
+    /// the video will be the caller's. ``recording`` follows its state as it is announced; ending the event stops
+    /// it. Refusals: `actionNotAllowedForParticipant`, `actionNotAllowedInCurrentState`,
+    /// `alreadyExists` (the last recording is still being made into a video), `unavailable`.
+    @discardableResult
+    public func startRecording() async throws -> RecordingInfo {
+        try await client.send(LiveEventOperation.startRecording, args: LiveEventRef(liveEventId: liveEventId))
+    }
+
+    /// Stops the recording (hosts only): it becomes a video in the feed, owned by the host
+    /// who started it (`videoId` once `RECORDING_STOPPED`).
+    @discardableResult
+    public func stopRecording() async throws -> RecordingInfo {
+        try await client.send(LiveEventOperation.stopRecording, args: LiveEventRef(liveEventId: liveEventId))
+    }
+
     /// Changes the title or the cover (hosts only).
     public func updateLiveEventInfo(title: String? = nil, coverURL: String? = nil) async throws {
         adopt(try await client.send(LiveEventOperation.updateInfo, args: LiveEventInfoArgs(liveEventId: liveEventId, title: title, coverURL: coverURL)),

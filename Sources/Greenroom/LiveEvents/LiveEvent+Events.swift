@@ -92,6 +92,7 @@ extension LiveEvent {
             }
             if let counts = event.reactionCounts { state.data.reactionCounts.merge(counts) { _, new in new } }
             if let livestream = event.livestream { state.data.livestream = livestream }
+            if let recording = event.recording { state.data.recording = recording }
         }
         if type == LiveEventEventType.ready || type == LiveEventEventType.started {
             await store.withLock({ $0.media })?.allow(publish: mayPublish, receive: true)

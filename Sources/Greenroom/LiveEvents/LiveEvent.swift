@@ -116,6 +116,9 @@ public final class LiveEvent: Sendable {
     /// Its HLS livestream while it is `ongoing` (on servers with media and ffmpeg): every
     /// publishing host side by side, for viewers who watch rather than take part.
     public var livestream: LivestreamInfo? { data.livestream }
+    /// Its recording as last announced (the one going on, or the last one with the video it
+    /// became), or `nil` when none was started.
+    public var recording: RecordingInfo? { data.recording }
     /// The cover picture.
     public var coverURL: String? { data.coverURL }
     /// Where it is in its life.
@@ -196,6 +199,7 @@ public final class LiveEvent: Sendable {
             }
             // State events carry the event as stored; its livestream comes with its own events.
             if fresh.livestream == nil { fresh.livestream = state.data.livestream }
+            if fresh.recording == nil { fresh.recording = state.data.recording }
             state.data = fresh
         }
     }

@@ -68,6 +68,7 @@ extension Meeting {
         for participant in participants { participant.setPinState(meeting.pins[participant.id] ?? PinState()) }
         state.withLock { state in
             state.livestream = meeting.livestream
+            state.recording = meeting.recording
             state.participantCount = meeting.participantCount ?? meeting.participants.count
         }
     }
@@ -202,6 +203,13 @@ extension Meeting {
                 return state.livestream?.status != info.status
             }
             if changed { await notify(.livestreamStateChanged(info.status)) }
+        case MeetingEventType.recordingStateChanged:
+            guard let info = event.recording else { return }
+            let changed = state.withLock { state -> Bool in
+                defer { state.recording = info }
+                return state.recording?.status != info.status
+            }
+            if changed { await notify(.recordingStateChanged(info.status)) }
         case MeetingEventType.ended:
             // The room went with the meeting: the engine's connections and tracks stop too.
             let media = state.withLock { state -> MediaSession? in

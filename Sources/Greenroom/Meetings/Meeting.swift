@@ -29,6 +29,8 @@ public final class Meeting: Sendable {
         var media: MediaSession?
         /// The livestream, as last announced.
         var livestream: LivestreamInfo?
+        /// The recording, as last announced.
+        var recording: RecordingInfo?
         /// The participant count, as last given.
         var participantCount: Int?
         var listeners: [ObjectIdentifier: WeakListener] = [:]

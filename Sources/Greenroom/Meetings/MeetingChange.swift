@@ -28,6 +28,8 @@ public enum MeetingChange: Sendable {
     case speakerChanged(participantId: String?)
     /// The meeting's livestream changed state (``MeetingEventListener/onLivestreamStateChanged(state:)``).
     case livestreamStateChanged(LivestreamStatus)
+    /// The meeting's recording changed state (``MeetingEventListener/onRecordingStateChanged(state:)``).
+    case recordingStateChanged(RecordingStatus)
     /// The participant count changed, at most once a second (``MeetingEventListener/onParticipantCountChanged(count:)``).
     case participantCountChanged(Int)
 }
@@ -48,6 +50,7 @@ extension MeetingEventListener {
         case .entryResponded(let id, let decision): onEntryResponded(participantId: id, decision: decision)
         case .speakerChanged(let id): onSpeakerChanged(participantId: id)
         case .livestreamStateChanged(let state): onLivestreamStateChanged(state: state)
+        case .recordingStateChanged(let state): onRecordingStateChanged(state: state)
         case .participantCountChanged(let count): onParticipantCountChanged(count: count)
         }
     }

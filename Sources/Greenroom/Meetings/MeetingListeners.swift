@@ -47,6 +47,9 @@ public protocol MeetingEventListener: AnyObject, Sendable {
     /// The meeting's livestream changed state (VideoSDK's callback): starting, started,
     /// stopping, stopped. ``Meeting/livestream`` has its playlist and who is on it.
     func onLivestreamStateChanged(state: LivestreamStatus)
+    /// The meeting's recording changed state (VideoSDK's callback): starting, started,
+    /// stopping, stopped. ``Meeting/recording`` has, once stopped, the video it became.
+    func onRecordingStateChanged(state: RecordingStatus)
     /// The meeting's participant count changed (``Meeting/participantCount``): at most once a
     /// second, with every participant counted, listed in ``Meeting/participants`` or not.
     func onParticipantCountChanged(count: Int)
@@ -55,6 +58,8 @@ public protocol MeetingEventListener: AnyObject, Sendable {
 extension MeetingEventListener {
     /// Does nothing by default.
     public func onLivestreamStateChanged(state: LivestreamStatus) {}
+    /// Does nothing by default.
+    public func onRecordingStateChanged(state: RecordingStatus) {}
     /// Does nothing.
     public func onParticipantCountChanged(count: Int) {}
     /// Does nothing by default.

@@ -40,6 +40,7 @@ package struct LiveEventService: Sendable {
         var event = record.event
         event.participantCount = try await Self.inside(record, in: storage)
         event.livestream = try await storage.load(LivestreamRecord.self, id: event.stream)?.info
+        event.recording = try await storage.load(RecordingRecord.self, id: event.stream)?.info
         return event
     }
 

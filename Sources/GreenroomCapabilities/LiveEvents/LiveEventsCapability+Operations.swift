@@ -27,6 +27,12 @@ extension LiveEventsCapability {
         router.on(LiveEventOperation.end) { (caller, args: LiveEventRef) -> LiveEventData in
             try await liveEvents.end(args.liveEventId, by: caller.identity.userId)
         }
+        router.on(LiveEventOperation.startRecording) { (caller, args: LiveEventRef) -> RecordingInfo in
+            try await liveEvents.startRecording(args.liveEventId, by: caller.identity.userId)
+        }
+        router.on(LiveEventOperation.stopRecording) { (caller, args: LiveEventRef) -> RecordingInfo in
+            try await liveEvents.stopRecording(args.liveEventId, by: caller.identity.userId)
+        }
         router.on(LiveEventOperation.enter) { (caller, args: LiveEventRef) -> LiveEventEntry in
             try await liveEvents.enter(args.liveEventId, caller: caller)
         }

@@ -69,6 +69,7 @@ package struct MeetingService: Sendable {
         meeting.participants = try await listed(meetingId, record: record, for: identity, own: own)
         meeting.participantCount = record.count ?? meeting.participants.count
         meeting.livestream = try await storage.load(LivestreamRecord.self, id: Self.stream(meetingId))?.info
+        meeting.recording = try await storage.load(RecordingRecord.self, id: Self.stream(meetingId))?.info
         return meeting
     }
 

@@ -42,6 +42,12 @@ extension MeetingsCapability {
         router.on(MeetingOperation.stopLivestream) { (caller, args: MeetingRef) -> LivestreamInfo in
             try await meetings.stopLivestream(args.meetingId, identity: caller.identity)
         }
+        router.on(MeetingOperation.startRecording) { (caller, args: MeetingRef) -> RecordingInfo in
+            try await meetings.startRecording(args.meetingId, identity: caller.identity)
+        }
+        router.on(MeetingOperation.stopRecording) { (caller, args: MeetingRef) -> RecordingInfo in
+            try await meetings.stopRecording(args.meetingId, identity: caller.identity)
+        }
         router.on(MeetingOperation.publish) { (caller, args: PubSubPublishArgs) -> PubSubMessage in
             try await meetings.publish(args, caller: caller)
         }

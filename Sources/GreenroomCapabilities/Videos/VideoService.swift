@@ -71,34 +71,43 @@ package struct VideoService: Sendable {
             throw GreenroomError(.internalError, "the upload file could not be created")
         }
         let uploadId = "u" + RandomHex.string(bytes: 10)
-        let (maxPerUser, maxBytes, bytesPerUser) = (maxPerUser, maxBytes, bytesPerUser)
         do {
-            try await events.transact { transaction in
-                // One creation per owner at a time, on every node: the checks hold until commit.
-                try await transaction.lock(stream: StreamName.user(video.owner))
-                var query = RecordQuery(kind: VideoRecord.recordKind, limit: maxPerUser)
-                query.via = (VideoOwnerRecord.recordKind, video.owner, nil)
-                let owned = try await transaction.list(VideoRecord.self, query)
-                guard owned.count < maxPerUser else {
-                    throw GreenroomError(.rateLimited, "a user may have at most \(maxPerUser) videos; delete some first")
-                }
-                let used = owned.reduce(Int64(0)) { $0 + ($1.video.size ?? $1.allowance ?? maxBytes) }
-                let left = bytesPerUser - used
-                let allowance = min(args.size ?? maxBytes, maxBytes, left)
-                guard left > 0, args.size.map({ $0 <= left }) ?? true else {
-                    throw GreenroomError(.rateLimited, "this user's videos take \(used) of the \(bytesPerUser) bytes one user may have; delete some first")
-                }
-                try await transaction.save(VideoRecord(video: video, allowance: allowance))
-                try await transaction.save(VideoOwnerRecord(owner: video.owner, videoId: id))
-                for tag in video.tags { try await transaction.save(VideoTagRecord(tag: tag, videoId: id)) }
-                try await transaction.save(VideoUploadRecord(uploadId: uploadId, videoId: id, owner: video.owner, allowance: allowance))
-                _ = try await transaction.append([Self.event(VideoStream.created, ["video": try RawJSON(encoding: video)])])
-            }
+            try await insert(video, size: args.size, uploadId: uploadId)
         } catch {
             try? FileManager.default.removeItem(at: folder(id))
             throw error
         }
         return VideoUploadTicket(video: video, uploadId: uploadId, offset: 0)
+    }
+
+    /// Stores a new video, within its owner's quota, with `video.created`: its upload
+    /// (`uploadId`) waits for bytes up to `size` (or what the quota leaves), or, without one,
+    /// its file of `size` bytes is already in place.
+    package func insert(_ video: Video, size: Int64?, uploadId: String?) async throws {
+        let (maxPerUser, maxBytes, bytesPerUser) = (maxPerUser, maxBytes, bytesPerUser)
+        try await events.transact { transaction in
+            // One creation per owner at a time, on every node: the checks hold until commit.
+            try await transaction.lock(stream: StreamName.user(video.owner))
+            var query = RecordQuery(kind: VideoRecord.recordKind, limit: maxPerUser)
+            query.via = (VideoOwnerRecord.recordKind, video.owner, nil)
+            let owned = try await transaction.list(VideoRecord.self, query)
+            guard owned.count < maxPerUser else {
+                throw GreenroomError(.rateLimited, "a user may have at most \(maxPerUser) videos; delete some first")
+            }
+            let used = owned.reduce(Int64(0)) { $0 + ($1.video.size ?? $1.allowance ?? maxBytes) }
+            let left = bytesPerUser - used
+            let allowance = min(size ?? maxBytes, maxBytes, left)
+            guard left > 0, size.map({ $0 <= left }) ?? true else {
+                throw GreenroomError(.rateLimited, "this user's videos take \(used) of the \(bytesPerUser) bytes one user may have; delete some first")
+            }
+            try await transaction.save(VideoRecord(video: video, allowance: uploadId == nil ? nil : allowance))
+            try await transaction.save(VideoOwnerRecord(owner: video.owner, videoId: video.id))
+            for tag in video.tags { try await transaction.save(VideoTagRecord(tag: tag, videoId: video.id)) }
+            if let uploadId {
+                try await transaction.save(VideoUploadRecord(uploadId: uploadId, videoId: video.id, owner: video.owner, allowance: allowance))
+            }
+            _ = try await transaction.append([Self.event(VideoStream.created, ["video": try RawJSON(encoding: video)])])
+        }
     }
 
     /// The upload of `identity` with this id. - Throws: `notFound` (also for someone else's).

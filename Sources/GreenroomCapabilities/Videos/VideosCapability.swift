@@ -22,6 +22,7 @@ package struct VideosCapability: Capability {
             bytesPerUser: configuration.videoBytesPerUser)
         let logger = core.logger
         processor.setHandler { id in await service.process(id, tools: tools, logger: logger) }
+        core.livestreams.recordingSink.withLock { $0 = service }
         self.service = service
         self.processor = processor
     }

@@ -27,6 +27,8 @@ package protocol LivestreamOwner: Sendable {
     func livestreamEvent(roomId: String, _ info: LivestreamInfo) throws -> EventAppend
     /// Throws unless `identity` may watch the room's livestream (may read the room).
     func authorizeLivestream(_ identity: Identity, roomId: String) async throws
+    /// The event that announces a recording's new state on the room's stream.
+    func recordingEvent(roomId: String, _ info: RecordingInfo) throws -> EventAppend
 }
 
 /// The livestreams this node runs: for each, Janus forwards the RTP of the feeds on the
@@ -55,6 +57,14 @@ package final class LivestreamEngine: Service, Sendable {
 
     private let owners = Locked<[StreamKind: any LivestreamOwner]>([:])
     package let running = Locked<[String: Running]>([:])
+    /// The recordings this node makes, by stream (see `LivestreamEngine+Recording.swift`).
+    package let recordings = Locked<[String: RecordingRun]>([:])
+    /// Where each recording's folder is made.
+    package let recordingsRoot: URL
+    /// Where recordings go once made (the video feed sets itself).
+    package let recordingSink = Locked<(any RecordingSink)?>(nil)
+    /// Orders each recording's changes of state with their announcements.
+    package let recordingChanges = AsyncLock()
 
     /// One livestream this node runs.
     package struct Running {
@@ -77,6 +87,7 @@ package final class LivestreamEngine: Service, Sendable {
         self.events = events
         self.ffmpeg = ffmpeg
         self.root = root
+        self.recordingsRoot = root.deletingLastPathComponent().appendingPathComponent("recordings", isDirectory: true)
         self.limit = limit
         self.nodeId = nodeId
         self.logger = logger
@@ -111,7 +122,7 @@ package final class LivestreamEngine: Service, Sendable {
 
     /// Starts the livestream of `stream` (one that runs answers its state). The caller has
     /// checked that it may.
-    package func start(_ stream: String) async throws -> LivestreamInfo {
+    package func start(_ stream: String, forRecording: Bool = false) async throws -> LivestreamInfo {
         try media.requireEnabled()
         guard ffmpeg != nil else {
             throw GreenroomError(.unavailable, "livestreams need ffmpeg: install it or set GREENROOM_FFMPEG")
@@ -126,6 +137,10 @@ package final class LivestreamEngine: Service, Sendable {
             let info = LivestreamInfo(status: .LIVESTREAM_STARTING, playlist: LivestreamInfo.playlistPath(stream), startedAt: Date.wireNow)
             state[stream] = Running(info: info)
             return (info, true)
+        }
+        if !forRecording {
+            // Asked for in its own right: it no longer stops with a recording that started it.
+            recordings.withLock { $0[stream]?.ownsLivestream = false }
         }
         guard started else { return info }
         let folder = folder(stream)
@@ -152,7 +167,10 @@ package final class LivestreamEngine: Service, Sendable {
         info.status = .LIVESTREAM_STOPPING
         info.reason = reason
         try? await announce(stream, info)
+        // A recording stops with it, and keeps what ffmpeg writes as it ends.
+        await stopRecording(stream, reason: reason ?? "livestreamStopped")
         await tearDown(stream, process: taken.process, forwarders: taken.forwarders)
+        captureRecordedSegments(stream)
         try? await media.setKeyframeInterval(stream: stream, seconds: 0)
         try? FileManager.default.removeItem(at: folder(stream))
         info.status = .LIVESTREAM_STOPPED
@@ -213,9 +231,12 @@ package final class LivestreamEngine: Service, Sendable {
     // MARK: Running
 
     package func run() async throws {
+        // Recordings a node that stopped without shutting down left half made.
+        try? FileManager.default.removeItem(at: recordingsRoot)
         await withGracefulShutdownHandler {
             while !Task.isCancelled && !Task.isShuttingDownGracefully {
                 for stream in running.withLock({ Array($0.keys) }) { await supervise(stream) }
+                await superviseRecordings()
                 try? await Task.sleep(for: .milliseconds(500))
             }
         } onGracefulShutdown: {}
@@ -226,5 +247,8 @@ package final class LivestreamEngine: Service, Sendable {
             run.process?.send(SIGKILL)
             try? FileManager.default.removeItem(at: folder(stream))
         }
+        // A recording not yet made into a video is lost with the node: its segments go.
+        let unfinished = recordings.withLock { state in defer { state = [:] }; return state }
+        for (_, run) in unfinished { try? FileManager.default.removeItem(at: run.folder) }
     }
 }

@@ -34,6 +34,7 @@ final class MeetingRecorder: MeetingEventListener, PubSubMessageListener, Partic
     func onMessageReceived(_ message: Greenroom.PubSubMessage) { messages.append(message) }
     func onSpeakerChanged(participantId: String?) { calls.append("speaker:\(participantId ?? "none")") }
     func onLivestreamStateChanged(state: LivestreamStatus) { calls.append("livestream:\(state.rawValue)") }
+    func onRecordingStateChanged(state: RecordingStatus) { calls.append("recording:\(state.rawValue)") }
     func onParticipantCountChanged(count: Int) { calls.append("count:\(count)") }
     func onStreamEnabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("on:\(participant.id):\(stream.kind.rawValue)") }
     func onStreamDisabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("off:\(participant.id):\(stream.kind.rawValue)") }
@@ -106,6 +107,7 @@ extension MeetingChange {
         case .entryResponded(let id, let decision): "entryResponded:\(id):\(decision)"
         case .speakerChanged(let id): "speaker:\(id ?? "none")"
         case .livestreamStateChanged(let state): "livestream:\(state.rawValue)"
+        case .recordingStateChanged(let state): "recording:\(state.rawValue)"
         case .participantCountChanged(let count): "count:\(count)"
         }
     }

@@ -1,5 +1,7 @@
+import Foundation
 import GreenroomProtocol
 import Hummingbird
+import NIOFoundationCompat
 
 extension LiveEventsCapability: CapabilityRoutes {
     /// `/v1/live-events` for the app's backend (API key): the events with their state,
@@ -24,6 +26,16 @@ extension LiveEventsCapability: CapabilityRoutes {
         }
         group.post("{id}/end") { request, context in
             return try jsonResponse(try await service.end(try context.pathParameter("id"), by: Identity.backendUserId))
+        }
+        group.post("{id}/recording/start") { request, context in
+            struct Args: Decodable { var owner: String? }
+            // The body may be left out: the video is then the event creator's.
+            let body = try await request.body.collect(upTo: 64 * 1024)
+            let args = body.readableBytes == 0 ? nil : try WireCoding.decode(Args.self, from: Data(buffer: body))
+            return try jsonResponse(try await service.startRecording(try context.pathParameter("id"), by: Identity.backendUserId, owner: args?.owner))
+        }
+        group.post("{id}/recording/stop") { request, context in
+            return try jsonResponse(try await service.stopRecording(try context.pathParameter("id"), by: Identity.backendUserId))
         }
     }
 }

@@ -35,5 +35,14 @@ extension MeetingsCapability: CapabilityRoutes {
             try await meetings.end(id, identity: .backend)
             return try jsonResponse(try await meetings.current(id))
         }
+        // The app's backend records a meeting as a moderator would, for the user it names.
+        group.post("{id}/recording/start") { request, context in
+            struct Args: Decodable { var owner: String }
+            let args = try await request.decode(as: Args.self, context: context)
+            return try jsonResponse(try await meetings.startRecording(try context.pathParameter("id"), identity: .backend, owner: args.owner))
+        }
+        group.post("{id}/recording/stop") { request, context in
+            return try jsonResponse(try await meetings.stopRecording(try context.pathParameter("id"), identity: .backend))
+        }
     }
 }
