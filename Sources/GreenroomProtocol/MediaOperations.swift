@@ -22,6 +22,12 @@ public enum MediaOperation {
     public static let feeds = WireOperation<MediaRoomRef, MediaRoomState>("media.feeds")
     /// ``MediaRoomRef`` → ``EmptyResult``: stops publishing and receiving in the room.
     public static let leave = WireOperation<MediaRoomRef, EmptyResult>("media.leave")
+    /// ``MediaRoomRef`` → ``MediaSubscribeResult``: restarts ICE on the caller's receiving
+    /// session (its media stopped flowing, or the device's network changed): answers with the
+    /// SFU's offer with fresh ICE credentials, to answer with `media.answer`; the feeds
+    /// received stay the same. (A publisher restarts ICE by sending `media.publish` again
+    /// with an offer made with `iceRestart`: its feed stays the same.)
+    public static let iceRestart = WireOperation<MediaRoomRef, MediaSubscribeResult>("media.iceRestart")
     /// ``MediaRoomRef`` → ``MediaICEServers``: the STUN and TURN servers to make the room's
     /// peer connections with, TURN with short-lived credentials of the caller's own.
     public static let iceServers = WireOperation<MediaRoomRef, MediaICEServers>("media.iceServers")

@@ -38,16 +38,35 @@ public protocol MediaEngine: Sendable {
     /// offer, for the kinds muted before publishing.
     func setSending(_ kind: MediaKind, _ sending: Bool) async throws
     /// The STUN and TURN servers (with the caller's TURN credential) for the connections
-    /// made from now on: put `servers.iceServers` in `RTCConfiguration.iceServers`. Called
-    /// before the first connection and again before one made after the credential's
+    /// made from now on, and for an ICE restart of those open (`setConfiguration`): put
+    /// `servers.iceServers` in `RTCConfiguration.iceServers`. Called before the first
+    /// connection and again before one made (or restarted) after the credential's
     /// `expiresAt`. The default does nothing, for an engine that reaches the media server
     /// directly.
     func useICEServers(_ servers: MediaICEServers) async
+    /// The ICE state changes of the engine's connections, as they happen, for as long as the
+    /// engine is used: with WebRTC.framework, from `peerConnection(_:didChange:)` of
+    /// `RTCIceConnectionState`. The session restarts ICE on a connection that stays
+    /// `disconnected` for ``MediaSession/disconnectedGrace`` or goes `failed` (see
+    /// ``MediaSession/restartICE()``). The default reports nothing: the app restarts ICE
+    /// itself, if at all.
+    func connectionChanges() -> AsyncStream<MediaConnectionChange>
+    /// An offer for the sending connection as it is, tracks kept, with fresh ICE credentials
+    /// (`RTCMediaConstraints` with `IceRestart`; in a browser `createOffer({iceRestart: true})`),
+    /// its candidates gathered. The default throws, and the session publishes afresh instead
+    /// (a new connection, and a new feed).
+    func makeICERestartOffer() async throws -> SessionDescription
 }
 
 extension MediaEngine {
     /// Does nothing: the engine's connections use no STUN or TURN server.
     public func useICEServers(_ servers: MediaICEServers) async {}
+    /// Reports nothing.
+    public func connectionChanges() -> AsyncStream<MediaConnectionChange> { AsyncStream { $0.finish() } }
+    /// Throws `unknownOperation`: this engine cannot restart ICE on its sending connection.
+    public func makeICERestartOffer() async throws -> SessionDescription {
+        throw GreenroomError(.unknownOperation, "this media engine does not restart ICE")
+    }
 }
 
 /// Audio and video in one room (a meeting's or a live event's stream), driven through an
@@ -64,7 +83,7 @@ public actor MediaSession {
     /// Whether the local tracks are published now.
     public private(set) var isPublishing = false
     /// The local feed while published.
-    public private(set) var localFeed: MediaFeed?
+    public internal(set) var localFeed: MediaFeed?
     /// The room's feeds, by id.
     public private(set) var feeds: [UInt64: MediaFeed] = [:]
     /// The tracks received, by `mid` in the receiving connection.
@@ -77,8 +96,16 @@ public actor MediaSession {
     private var canPublish: Bool
     private var canReceive: Bool
     private var subscribed: Set<UInt64> = []
-    private var receiving = false
+    var receiving = false
     private var tail: Task<Void, Never>?
+    /// How many times ICE was restarted on either connection.
+    public internal(set) var iceRestarts = 0
+    /// The connections' ICE states, as the engine last reported them.
+    public internal(set) var connectionStates: [MediaConnectionRole: MediaConnectionState] = [:]
+    /// Restarts ICE on a connection while it is down, by role.
+    var restarters: [MediaConnectionRole: Task<Void, Never>] = [:]
+    /// Follows the engine's connection changes, once started.
+    var watcher: Task<Void, Never>?
     /// The ICE servers the engine was given last.
     private var iceServers: MediaICEServers?
 
@@ -94,7 +121,7 @@ public actor MediaSession {
     }
 
     /// Runs signalling steps one after another, in the order they were asked for.
-    private func enqueue(_ step: @escaping @Sendable (MediaSession) async throws -> Void) {
+    func enqueue(_ step: @escaping @Sendable (MediaSession) async throws -> Void) {
         let previous = tail
         tail = Task {
             await previous?.value
@@ -122,6 +149,7 @@ public actor MediaSession {
     /// server ended the old connection's sessions) the engine's connections are closed first
     /// and made again, a fresh ICE negotiation.
     func start() {
+        watchConnections()
         enqueue { session in
             await session.teardown(publishing: true, receiving: true)
             if await session.canPublish { try await session.publish() }
@@ -143,6 +171,7 @@ public actor MediaSession {
     private func stop(leavingRoom: Bool) async {
         canPublish = false
         canReceive = false
+        stopWatching()
         enqueue { session in
             if leavingRoom {
                 _ = try? await session.client.send(MediaOperation.leave, args: MediaRoomRef(stream: session.stream))
@@ -152,7 +181,7 @@ public actor MediaSession {
         await settled()
     }
 
-    private func teardown(publishing: Bool, receiving: Bool) async {
+    func teardown(publishing: Bool, receiving: Bool) async {
         if publishing, isPublishing || localFeed != nil {
             isPublishing = false
             localFeed = nil
@@ -178,7 +207,7 @@ public actor MediaSession {
 
     /// Gives the engine the room's ICE servers before it makes a connection: the first
     /// time, and when the TURN credential it has expires within a minute.
-    private func refreshICEServers() async throws {
+    func refreshICEServers() async throws {
         if let current = iceServers, current.expiresAt.map({ $0.timeIntervalSinceNow > 60 }) ?? true { return }
         let fresh: MediaICEServers
         do {
@@ -191,7 +220,7 @@ public actor MediaSession {
         await engine.useICEServers(fresh)
     }
 
-    private func publish() async throws {
+    func publish() async throws {
         guard !isPublishing else { return }
         try await refreshICEServers()
         let offer = try await engine.makePublishOffer()
@@ -230,7 +259,7 @@ public actor MediaSession {
         try await negotiate(result)
     }
 
-    private func negotiate(_ result: MediaSubscribeResult) async throws {
+    func negotiate(_ result: MediaSubscribeResult) async throws {
         for track in result.streams { tracks[track.mid] = track }
         guard let offer = result.jsep else { return }
         if !receiving { try await refreshICEServers() }

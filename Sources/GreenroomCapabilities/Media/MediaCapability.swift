@@ -42,6 +42,7 @@ package struct MediaCapability: Capability {
             return EmptyResult()
         }
         router.on(MediaOperation.feeds) { caller, args in try await plane.feeds(args, caller: caller) }
+        router.on(MediaOperation.iceRestart) { caller, args in try await plane.iceRestart(args, caller: caller) }
         router.on(MediaOperation.leave) { caller, args in
             await plane.leave(args, caller: caller)
             return EmptyResult()

@@ -250,6 +250,19 @@ extension MediaPlane {
         return MediaSubscribeResult(jsep: answer.jsep, streams: Self.subscribed(answer.data["streams"]))
     }
 
+    /// Restarts ICE on the caller's receiving session: Janus answers with an offer with fresh
+    /// ICE credentials (a `configure` with `restart`), to be answered with `media.answer`.
+    package func iceRestart(_ ref: MediaRoomRef, caller: Caller) async throws -> MediaSubscribeResult {
+        try requireEnabled()
+        if let refusal = try await rights(caller, stream: ref.stream).receiveRefusal { throw refusal }
+        guard let member = member(MemberKey(clientId: caller.clientId, stream: ref.stream)), let handle = member.subscriber else {
+            throw GreenroomError(.notFound, "not receiving in \(ref.stream): media.subscribe first")
+        }
+        let gateway = try gateway(member.janus)
+        let answer = try await relay { try await gateway.plugin(handle, ["request": "configure", "restart": true]) }
+        return MediaSubscribeResult(jsep: try Self.require(answer.jsep, "offer"), streams: Self.subscribed(answer.data["streams"]))
+    }
+
     /// The caller's answer to its receiving session's last offer.
     package func answer(_ args: MediaAnswerArgs, caller: Caller) async throws {
         try requireEnabled()

@@ -14,6 +14,10 @@ struct BrowserEngine: MediaEngine {
           const timer = setTimeout(resolve, 3000);
           pc.addEventListener('icegatheringstatechange', () => { if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); } });
         });
+        const watched = (pc, role) => {
+          pc.addEventListener('iceconnectionstatechange', () => (window.iceChanges = window.iceChanges || []).push([role, pc.iceConnectionState]));
+          return pc;
+        };
         """
 
     private func literal(_ text: String) throws -> String { try RawJSON.string(text).jsonString() }
@@ -29,7 +33,7 @@ struct BrowserEngine: MediaEngine {
         SessionDescription(type: "offer", sdp: try await sdp("""
             if (window.pub) window.pub.close();
             window.local = window.local || await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
-            window.pub = new RTCPeerConnection(window.iceConfiguration || {});
+            window.pub = watched(new RTCPeerConnection(window.iceConfiguration || {}), 'publisher');
             for (const track of window.local.getTracks()) window.pub.addTransceiver(track, { direction: 'sendonly' });
             await window.pub.setLocalDescription(await window.pub.createOffer());
             await gathered(window.pub);
@@ -41,6 +45,7 @@ struct BrowserEngine: MediaEngine {
     func useICEServers(_ servers: MediaICEServers) async {
         _ = try? await browser.run("""
             window.iceConfiguration = { iceServers: \((try? RawJSON(encoding: servers.iceServers).jsonString()) ?? "[]") };
+            for (const pc of [window.pub, window.sub]) if (pc) pc.setConfiguration(Object.assign(pc.getConfiguration(), window.iceConfiguration));
             window.iceServerCalls = (window.iceServerCalls || 0) + 1;
             return true
             """)
@@ -60,6 +65,56 @@ struct BrowserEngine: MediaEngine {
               return local ? { local: local.candidateType, relayProtocol: local.relayProtocol || null } : null;
             })()
             """)
+    }
+
+    func makeICERestartOffer() async throws -> SessionDescription {
+        SessionDescription(type: "offer", sdp: try await sdp("""
+            window.pub.restartIce();
+            await window.pub.setLocalDescription(await window.pub.createOffer({ iceRestart: true }));
+            await gathered(window.pub);
+            return window.pub.localDescription.sdp;
+            """))
+    }
+
+    /// The ICE state changes the page's connections recorded, read twice a second.
+    func connectionChanges() -> AsyncStream<MediaConnectionChange> {
+        let browser = browser
+        return AsyncStream { continuation in
+            let poller = Task {
+                while !Task.isCancelled {
+                    guard let changes = try? await browser.run("const c = window.iceChanges || []; window.iceChanges = []; return c").arrayValue else {
+                        break
+                    }
+                    for change in changes {
+                        guard let role = change[0]?.stringValue.flatMap(MediaConnectionRole.init(rawValue:)),
+                              let state = change[1]?.stringValue.flatMap(MediaConnectionState.init(rawValue:)) else { continue }
+                        continuation.yield(MediaConnectionChange(role: role, state: state))
+                    }
+                    try? await Task.sleep(for: .milliseconds(500))
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in poller.cancel() }
+        }
+    }
+
+    /// The local ICE candidate of the selected pair of a connection (`pub`, `sub`): its
+    /// address, port and ICE username fragment.
+    func selectedLocal(_ connection: String) async throws -> (port: Int, ufrag: String)? {
+        let found = try await browser.run("""
+            return (async () => {
+              const pc = window.\(connection);
+              if (!pc) return null;
+              const report = await pc.getStats();
+              let pair = null;
+              report.forEach((entry) => { if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId); });
+              const local = pair && report.get(pair.localCandidateId);
+              const ufrag = (/a=ice-ufrag:(\\S+)/.exec(pc.localDescription.sdp) || [])[1];
+              return local ? { port: local.port, ufrag } : null;
+            })()
+            """)
+        guard let port = found["port"]?.numberValue, let ufrag = found["ufrag"]?.stringValue else { return nil }
+        return (Int(port), ufrag)
     }
 
     func acceptPublishAnswer(_ answer: SessionDescription) async throws {
@@ -87,7 +142,7 @@ struct BrowserEngine: MediaEngine {
 
     func answerReceiveOffer(_ offer: SessionDescription) async throws -> SessionDescription {
         SessionDescription(type: "answer", sdp: try await sdp("""
-            window.sub = window.sub || new RTCPeerConnection(window.iceConfiguration || {});
+            window.sub = window.sub || watched(new RTCPeerConnection(window.iceConfiguration || {}), 'subscriber');
             await window.sub.setRemoteDescription({ type: 'offer', sdp: \(try literal(offer.sdp)) });
             await window.sub.setLocalDescription(await window.sub.createAnswer());
             await gathered(window.sub);

@@ -73,6 +73,19 @@ final class NetworkNamespace: Sendable {
         rules.withLock { $0.append(rule) }
     }
 
+    /// Drops the UDP packets from inside whose source port is `port`: a path that used it is
+    /// gone for good, as when a NAT's binding changed.
+    func dropUDP(fromPort port: Int) async throws {
+        let rule = ["INPUT", "-i", hostInterface, "-p", "udp", "--sport", String(port), "-j", "DROP"]
+        try await Self.run([iptables, "-I"] + rule)
+        rules.withLock { $0.append(rule) }
+    }
+
+    /// Takes the link down (the host end), or brings it back up.
+    func setLink(up: Bool) async throws {
+        try await Self.run([ip, "link", "set", hostInterface, up ? "up" : "down"])
+    }
+
     /// The packets the rules dropped so far.
     func droppedPackets() async throws -> Int {
         let listing = try await Self.run([iptables, "-L", "INPUT", "-v", "-n", "-x"])

@@ -2,8 +2,9 @@ extension DemoPage {
     /// The demo's script: a wire-protocol client (commands by id, events by stream) and the
     /// stage (join, publish with the camera and microphone, receive every other feed,
     /// renegotiate as feeds come and go, follow mode changes, invite on stage over pub/sub
-    /// as seed 001 does, pin, publish again after the media server came back).
-    static let script = connectionScript + "\n\n" + stageScript
+    /// as seed 001 does, pin, publish again after the media server came back, restart ICE
+    /// when a connection goes down).
+    static let script = connectionScript + "\n\n" + stageScript + "\n\n" + iceRestartScript
 
     /// The stage: state, media, rooms and the page's controls, after ``connectionScript``.
     static let stageScript = #"""
@@ -535,7 +536,7 @@ extension DemoPage {
         const local = report.get(pair.localCandidateId), remote = report.get(pair.remoteCandidateId);
         result[name] = {
           local: local && local.candidateType, remote: remote && remote.candidateType,
-          relayProtocol: local && local.relayProtocol, protocol: local && local.protocol, state: pc.iceConnectionState,
+          relayProtocol: local && local.relayProtocol, protocol: local && local.protocol, port: local && local.port, state: pc.iceConnectionState,
         };
       }
       return result;
