@@ -182,6 +182,27 @@ struct BrowserEngine: MediaEngine {
         return (stats.dictionaryValue ?? [:]).compactMapValues(\.numberValue)
     }
 
+    /// What the receiving connection got, by kind, summed over its tracks: `framesDecoded`,
+    /// `packetsReceived`, `packetsLost`, `nackCount` (retransmissions asked for),
+    /// `pliCount` (keyframes asked for), `bytesReceived`.
+    func inbound() async throws -> [String: [String: Double]] {
+        let stats = try await browser.run("""
+            return (async () => {
+              const out = {};
+              if (!window.sub) return out;
+              (await window.sub.getStats()).forEach((entry) => {
+                if (entry.type !== 'inbound-rtp') return;
+                const kind = out[entry.kind] || (out[entry.kind] = {});
+                for (const key of ['framesDecoded', 'packetsReceived', 'packetsLost', 'nackCount', 'pliCount', 'bytesReceived']) {
+                  kind[key] = (kind[key] || 0) + (entry[key] || 0);
+                }
+              });
+              return out;
+            })()
+            """)
+        return (stats.dictionaryValue ?? [:]).mapValues { ($0.dictionaryValue ?? [:]).compactMapValues(\.numberValue) }
+    }
+
     /// Video frames decoded on the receiving connection, by `mid`.
     func framesDecoded() async throws -> [String: Double] {
         let stats = try await browser.run("""

@@ -81,6 +81,17 @@ final class NetworkNamespace: Sendable {
         rules.withLock { $0.append(rule) }
     }
 
+    /// Drops a share (0–1) of the UDP packets either way on the link, at random: a lossy
+    /// network (this kernel has no `netem`; iptables' statistic match drops at random).
+    func loseUDP(_ share: Double) async throws {
+        let probability = String(format: "%.3f", share)
+        for rule in [["INPUT", "-i", hostInterface], ["OUTPUT", "-o", hostInterface]] {
+            let full = rule + ["-p", "udp", "-m", "statistic", "--mode", "random", "--probability", probability, "-j", "DROP"]
+            try await Self.run([iptables, "-I"] + full)
+            rules.withLock { $0.append(full) }
+        }
+    }
+
     /// Takes the link down (the host end), or brings it back up.
     func setLink(up: Bool) async throws {
         try await Self.run([ip, "link", "set", hostInterface, up ? "up" : "down"])
