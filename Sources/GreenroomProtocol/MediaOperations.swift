@@ -28,6 +28,9 @@ public enum MediaOperation {
     /// received stay the same. (A publisher restarts ICE by sending `media.publish` again
     /// with an offer made with `iceRestart`: its feed stays the same.)
     public static let iceRestart = WireOperation<MediaRoomRef, MediaSubscribeResult>("media.iceRestart")
+    /// ``MediaConfigureArgs`` → ``MediaConfigureArgs``: which layer of a simulcast feed the
+    /// caller receives (the seeds' vendor's `participant.setQuality`); answers what is set.
+    public static let configure = WireOperation<MediaConfigureArgs, MediaConfigureArgs>("media.configure")
     /// ``MediaRoomRef`` → ``MediaICEServers``: the STUN and TURN servers to make the room's
     /// peer connections with, TURN with short-lived credentials of the caller's own.
     public static let iceServers = WireOperation<MediaRoomRef, MediaICEServers>("media.iceServers")
@@ -271,5 +274,36 @@ public struct MediaEvent: Codable, Sendable, Hashable {
         self.type = type
         self.feed = feed
         self.reason = reason
+    }
+}
+
+/// Which layer of a simulcast feed a receiver gets. A publisher that sends one layer is
+/// received as it is whatever is chosen.
+public enum MediaQuality: String, Codable, Sendable, Hashable {
+    /// The smallest layer (a quarter of the size).
+    case low
+    /// The middle layer (half the size).
+    case medium
+    /// The full size.
+    case high
+    /// The media server chooses: the full size, one layer down each time the receiver's
+    /// link loses packets (Janus's `slowlink`), one up again after 15 seconds without.
+    case auto
+}
+
+/// The arguments (and the result) of `media.configure`.
+public struct MediaConfigureArgs: Codable, Sendable, Hashable {
+    /// The room's stream.
+    public var stream: String
+    /// The feed received.
+    public var feed: UInt64
+    /// The layer to receive.
+    public var quality: MediaQuality
+
+    /// Makes the arguments.
+    public init(stream: String, feed: UInt64, quality: MediaQuality) {
+        self.stream = stream
+        self.feed = feed
+        self.quality = quality
     }
 }

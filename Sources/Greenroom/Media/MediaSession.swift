@@ -20,7 +20,10 @@ import Foundation
 /// media server came back.
 public protocol MediaEngine: Sendable {
     /// Makes the sending connection (again, if it was closed) with the local tracks and
-    /// returns its offer.
+    /// returns its offer. To send the camera in simulcast, add its transceiver with three
+    /// `sendEncodings` in this order, the largest first as the media server reads them: rids
+    /// `h`, `m` and `l`, scaled down by 1, 2 and 4 (VP8 or H.264, a camera of 960×540 or more
+    /// for all three). Receivers then choose a layer with ``Participant/setQuality(_:)``.
     func makePublishOffer() async throws -> SessionDescription
     /// Applies the media server's answer to the sending connection.
     func acceptPublishAnswer(_ answer: SessionDescription) async throws

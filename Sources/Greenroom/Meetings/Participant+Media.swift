@@ -30,3 +30,27 @@ extension MediaSession {
         return Dictionary(received, uniquingKeysWith: { first, _ in first })
     }
 }
+
+extension Participant {
+    /// Which layer of this remote participant's video to receive, as VideoSDK's
+    /// `participant.setQuality`: `low`, `medium`, `high`, or `auto` (the media server follows
+    /// the local link's losses). It matters when the publisher sends simulcast; one that
+    /// sends a single layer is received as it is. Throws `notFound` while nothing of the
+    /// participant is received.
+    public func setQuality(_ quality: MediaQuality) async throws {
+        guard let media = meeting?.media else { throw GreenroomError(.notFound, "no media is attached to the meeting") }
+        try await media.setQuality(quality, of: id)
+    }
+}
+
+extension MediaSession {
+    /// Chooses the layer received of every video feed of a participant (see
+    /// ``Participant/setQuality(_:)``).
+    public func setQuality(_ quality: MediaQuality, of participantId: String) async throws {
+        let received = Set(tracks.values.filter { $0.kind == "video" && feeds[$0.feedId]?.participantId == participantId }.map(\.feedId))
+        guard !received.isEmpty else { throw GreenroomError(.notFound, "no video of \(participantId) is received") }
+        for feed in received.sorted() {
+            _ = try await client.send(MediaOperation.configure, args: MediaConfigureArgs(stream: stream, feed: feed, quality: quality))
+        }
+    }
+}

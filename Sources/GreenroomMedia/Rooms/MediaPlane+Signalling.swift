@@ -213,10 +213,14 @@ extension MediaPlane {
         if let handle = member(key)?.subscriber {
             guard !streams.isEmpty else { return MediaSubscribeResult(jsep: nil, streams: []) }
             let answer = try await relay { try await gateway.plugin(handle, ["request": "subscribe", "streams": .array(streams)]) }
-            return MediaSubscribeResult(jsep: answer.jsep, streams: Self.subscribed(answer.data["streams"]))
+            let subscribed = Self.subscribed(answer.data["streams"])
+            noteReceived(key, subscribed)
+            return MediaSubscribeResult(jsep: answer.jsep, streams: subscribed)
         }
         guard !streams.isEmpty else { return MediaSubscribeResult(jsep: nil, streams: []) }
-        let handle = try await gateway.attach { _ in }
+        let handle = try await gateway.attach { [weak self] message in
+            self?.subscriberEvent(message, key: key)
+        }
         do {
             let answer = try await relay {
                 try await gateway.plugin(handle, [
@@ -228,7 +232,9 @@ extension MediaPlane {
                 member.janus = gateway.url
                 member.subscriber = handle
             }
-            return MediaSubscribeResult(jsep: try Self.require(answer.jsep, "offer"), streams: Self.subscribed(answer.data["streams"]))
+            let subscribed = Self.subscribed(answer.data["streams"])
+            noteReceived(key, subscribed)
+            return MediaSubscribeResult(jsep: try Self.require(answer.jsep, "offer"), streams: subscribed)
         } catch {
             await gateway.detach(handle)
             throw error
@@ -246,6 +252,12 @@ extension MediaPlane {
         guard !feeds.isEmpty else { throw GreenroomError(.invalidParameterValue, "name the feeds to stop receiving") }
         let answer = try await relay {
             try await gateway.plugin(handle, ["request": "unsubscribe", "streams": .array(feeds.map { ["feed": .number(Double($0))] })])
+        }
+        update(MemberKey(clientId: caller.clientId, stream: args.stream)) { member in
+            for feed in feeds {
+                member.receivedVideo[feed] = nil
+                member.autoLayers[feed] = nil
+            }
         }
         return MediaSubscribeResult(jsep: answer.jsep, streams: Self.subscribed(answer.data["streams"]))
     }
@@ -308,6 +320,8 @@ extension MediaPlane {
         update(key) { member in
             subscriber = member.subscriber.map { (member.janus, $0) }
             member.subscriber = nil
+            member.receivedVideo = [:]
+            member.autoLayers = [:]
         }
         if let (janus, handle) = subscriber { await gateways.first { $0.url == janus }?.detach(handle) }
     }

@@ -100,6 +100,14 @@ package final class MediaPlane: Sendable {
         /// Whether its feed was announced (its media is up).
         var announced = false
         var subscriber: UInt64?
+        /// The video received, by feed: its `mid` in the receiving session.
+        var receivedVideo: [UInt64: String] = [:]
+        /// The simulcast layer (0–2) of each feed received with `auto`, as chosen now.
+        var autoLayers: [UInt64: Int] = [:]
+        /// When Janus last said the receiving session loses packets.
+        var slowSince: Date?
+        /// Whether a task moves its `auto` feeds back up.
+        var raising = false
     }
 
     private struct State {

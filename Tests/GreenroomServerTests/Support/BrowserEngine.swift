@@ -203,6 +203,19 @@ struct BrowserEngine: MediaEngine {
         return (stats.dictionaryValue ?? [:]).mapValues { ($0.dictionaryValue ?? [:]).compactMapValues(\.numberValue) }
     }
 
+    /// The widest video frame the receiving connection decodes now (0 before any).
+    func frameWidth() async throws -> Double {
+        try await browser.run("""
+            return (async () => {
+              let widest = 0;
+              if (window.sub) (await window.sub.getStats()).forEach((entry) => {
+                if (entry.type === 'inbound-rtp' && entry.kind === 'video') widest = Math.max(widest, entry.frameWidth || 0);
+              });
+              return widest;
+            })()
+            """).numberValue ?? 0
+    }
+
     /// Video frames decoded on the receiving connection, by `mid`.
     func framesDecoded() async throws -> [String: Double] {
         let stats = try await browser.run("""

@@ -4,7 +4,7 @@ extension DemoPage {
     /// renegotiate as feeds come and go, follow mode changes, invite on stage over pub/sub
     /// as seed 001 does, pin, publish again after the media server came back, restart ICE
     /// when a connection goes down).
-    static let script = connectionScript + "\n\n" + stageScript + "\n\n" + iceRestartScript
+    static let script = connectionScript + "\n\n" + stageScript + "\n\n" + networkScript
 
     /// The stage: state, media, rooms and the page's controls, after ``connectionScript``.
     static let stageScript = #"""
@@ -59,7 +59,7 @@ extension DemoPage {
       localStream = localStream || await capture();
       const pc = new RTCPeerConnection(await peerConfiguration());
       pubPc = pc;
-      for (const track of localStream.getTracks()) pc.addTransceiver(track, { direction: 'sendonly', streams: [localStream] });
+      for (const track of localStream.getTracks()) pc.addTransceiver(track, sendOptions(track));
       // What was muted stays muted: nothing of it is sent, so Janus never sees it flow.
       for (const kind of ['audio', 'video']) if (muted[kind]) await setSending(kind, false);
       await pc.setLocalDescription(await pc.createOffer());
@@ -82,8 +82,8 @@ extension DemoPage {
     // participant that talks all the time, for trying the speaker events).
     async function capture() {
       if (params.get('clock') === '1') return clockStream();
-      if (params.get('tone') !== '1') return navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 320, height: 240 } });
-      const camera = await navigator.mediaDevices.getUserMedia({ video: { width: 320, height: 240 } });
+      if (params.get('tone') !== '1') return navigator.mediaDevices.getUserMedia({ audio: true, video: cameraSize() });
+      const camera = await navigator.mediaDevices.getUserMedia({ video: cameraSize() });
       const context = new AudioContext();
       const oscillator = context.createOscillator();
       const destination = context.createMediaStreamDestination();
@@ -505,46 +505,9 @@ extension DemoPage {
       updateLivestream();
     }
 
-    async function stats() {
-      const feeds = {};
-      if (subPc) {
-        const report = await subPc.getStats();
-        report.forEach((entry) => {
-          if (entry.type !== 'inbound-rtp') return;
-          const feedId = state.midToFeed[entry.mid] ?? trackToFeed[entry.trackIdentifier];
-          if (feedId === undefined || !state.subscribed[feedId]) return;
-          const feed = feeds[feedId] || (feeds[feedId] = { participantId: state.feeds[feedId] && state.feeds[feedId].participantId, framesDecoded: 0, audioBytes: 0 });
-          if (entry.kind === 'video') feed.framesDecoded = entry.framesDecoded || 0;
-          if (entry.kind === 'audio') feed.audioBytes = entry.bytesReceived || 0;
-        });
-      }
-      return feeds;
-    }
-
-    // The path each connection's media takes: its selected candidate pair's local and
-    // remote candidate types (host, srflx, prflx, relay) and the local one's protocol.
-    async function paths() {
-      const result = {};
-      for (const [name, pc] of [['publish', pubPc], ['receive', subPc]]) {
-        if (!pc) continue;
-        const report = await pc.getStats();
-        let pair = null;
-        report.forEach((entry) => {
-          if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId);
-        });
-        if (!pair) continue;
-        const local = report.get(pair.localCandidateId), remote = report.get(pair.remoteCandidateId);
-        result[name] = {
-          local: local && local.candidateType, remote: remote && remote.candidateType,
-          relayProtocol: local && local.relayProtocol, protocol: local && local.protocol, port: local && local.port, state: pc.iceConnectionState,
-        };
-      }
-      return result;
-    }
-
     // What tests (and the console) use.
     window.demo = {
-      join, publish, shareScreen, stats, paths, livestreamStats, readClock,
+      join, publish, shareScreen, stats, paths, sent, livestreamStats, readClock, setQuality,
       state: () => JSON.parse(JSON.stringify(state)),
       send: (op, args) => conn.send(op, args),
       changeMode: (mode) => conn.send('meeting.changeMode', { meetingId: state.id, mode }),

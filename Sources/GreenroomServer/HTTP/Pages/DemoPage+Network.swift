@@ -1,0 +1,116 @@
+extension DemoPage {
+    /// The demo's network part, after ``stageScript``: what each connection receives and the
+    /// path it takes (`stats`, `paths`), simulcast and the layer received, and ICE restarts:
+    /// twice a second it looks at both peer connections; one `disconnected` for 2 seconds,
+    /// or `failed`, has ICE restarted on it
+    /// (the sending one offers again with `iceRestart`, the same feed; the receiving one asks
+    /// for a fresh offer with `media.iceRestart`), again every 10 seconds while it stays
+    /// down. `state.iceRestarts` counts them.
+    static let networkScript = #"""
+    async function stats() {
+      const feeds = {};
+      if (subPc) {
+        const report = await subPc.getStats();
+        report.forEach((entry) => {
+          if (entry.type !== 'inbound-rtp') return;
+          const feedId = state.midToFeed[entry.mid] ?? trackToFeed[entry.trackIdentifier];
+          if (feedId === undefined || !state.subscribed[feedId]) return;
+          const feed = feeds[feedId] || (feeds[feedId] = { participantId: state.feeds[feedId] && state.feeds[feedId].participantId, framesDecoded: 0, audioBytes: 0 });
+          if (entry.kind === 'video') feed.framesDecoded = entry.framesDecoded || 0;
+          if (entry.kind === 'audio') feed.audioBytes = entry.bytesReceived || 0;
+        });
+      }
+      return feeds;
+    }
+
+    // The path each connection's media takes: its selected candidate pair's local and
+    // remote candidate types (host, srflx, prflx, relay) and the local one's protocol.
+    async function paths() {
+      const result = {};
+      for (const [name, pc] of [['publish', pubPc], ['receive', subPc]]) {
+        if (!pc) continue;
+        const report = await pc.getStats();
+        let pair = null;
+        report.forEach((entry) => {
+          if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId);
+        });
+        if (!pair) continue;
+        const local = report.get(pair.localCandidateId), remote = report.get(pair.remoteCandidateId);
+        result[name] = {
+          local: local && local.candidateType, remote: remote && remote.candidateType,
+          relayProtocol: local && local.relayProtocol, protocol: local && local.protocol, port: local && local.port, state: pc.iceConnectionState,
+        };
+      }
+      return result;
+    }
+
+    // ?simulcast=1 sends the camera in three layers (full, half and a quarter size; Janus
+    // forwards one to each receiver, as it chooses with media.configure); ?width= and
+    // ?height= size the camera (320×240 by default).
+    function cameraSize() {
+      return { width: Number(params.get('width')) || 320, height: Number(params.get('height')) || 240 };
+    }
+    function sendOptions(track) {
+      const options = { direction: 'sendonly', streams: [localStream] };
+      if (track.kind === 'video' && params.get('simulcast') === '1') {
+        // Largest first: Janus reads the offer's rids from high to low.
+        options.sendEncodings = [{ rid: 'h' }, { rid: 'm', scaleResolutionDownBy: 2 }, { rid: 'l', scaleResolutionDownBy: 4 }];
+      }
+      return options;
+    }
+    // What the sending connection sends: each video layer's rid, size, frames and what
+    // limits it (cpu, bandwidth), for tests.
+    async function sent() {
+      const layers = [];
+      if (pubPc) (await pubPc.getStats()).forEach((entry) => {
+        if (entry.type === 'outbound-rtp' && entry.kind === 'video') {
+          layers.push({ rid: entry.rid || null, width: entry.frameWidth || 0, frames: entry.framesSent || 0, limit: entry.qualityLimitationReason || null });
+        }
+      });
+      return layers;
+    }
+    // Which layer of a feed this page receives: low, medium, high, or auto.
+    function setQuality(feedId, quality) {
+      return conn.send('media.configure', { stream: state.stream, feed: feedId, quality });
+    }
+
+    state.iceRestarts = 0;
+    const iceDown = { publisher: null, subscriber: null }, iceTried = { publisher: 0, subscriber: 0 };
+
+    async function restartPublisherICE() {
+      if (!pubPc || !state.publishing) return;
+      pubPc.setConfiguration(Object.assign(pubPc.getConfiguration(), await peerConfiguration()));
+      await pubPc.setLocalDescription(await pubPc.createOffer({ iceRestart: true }));
+      await gathered(pubPc);
+      const args = { stream: state.stream, jsep: { type: 'offer', sdp: pubPc.localDescription.sdp } };
+      if (state.sharing) args.shares = [state.sharing];
+      const result = await conn.send('media.publish', args);
+      await pubPc.setRemoteDescription(result.jsep);
+      state.iceRestarts += 1;
+      log(`ICE restarted on feed ${result.feed.feedId}`);
+    }
+
+    async function restartSubscriberICE() {
+      if (!subPc) return;
+      subPc.setConfiguration(Object.assign(subPc.getConfiguration(), await peerConfiguration()));
+      await negotiate(await conn.send('media.iceRestart', { stream: state.stream }));
+      state.iceRestarts += 1;
+      log('ICE restarted on the receiving connection');
+    }
+
+    setInterval(() => {
+      if (!state.connected) return;
+      for (const [role, pc, restart] of [['publisher', pubPc, restartPublisherICE], ['subscriber', subPc, restartSubscriberICE]]) {
+        const iceState = pc ? pc.iceConnectionState : 'closed';
+        if (iceState !== 'disconnected' && iceState !== 'failed' && iceState !== 'checking') iceDown[role] = null;
+        if (iceState !== 'disconnected' && iceState !== 'failed') continue;
+        const now = Date.now();
+        iceDown[role] = iceDown[role] || now;
+        if ((iceState === 'failed' || now - iceDown[role] >= 2000) && now - iceTried[role] >= 10000) {
+          iceTried[role] = now;
+          serial(restart);
+        }
+      }
+    }, 500);
+    """#
+}
