@@ -160,6 +160,10 @@ package final class LivestreamEngine: Service, Sendable {
     /// not asked (`ended`). Stopping one that does not run on this node answers `LIVESTREAM_STOPPED`.
     @discardableResult
     package func stop(_ stream: String, reason: String? = nil) async -> LivestreamInfo {
+        // A recording stops with it, with its reason, before the supervisor can see a
+        // recording without a livestream (and say `livestreamStopped`); it keeps what ffmpeg
+        // writes as it ends (below).
+        await stopRecording(stream, reason: reason ?? "livestreamStopped")
         guard let taken = running.withLock({ $0.removeValue(forKey: stream) }) else {
             return LivestreamInfo(status: .LIVESTREAM_STOPPED, playlist: LivestreamInfo.playlistPath(stream), reason: reason)
         }
@@ -167,8 +171,6 @@ package final class LivestreamEngine: Service, Sendable {
         info.status = .LIVESTREAM_STOPPING
         info.reason = reason
         try? await announce(stream, info)
-        // A recording stops with it, and keeps what ffmpeg writes as it ends.
-        await stopRecording(stream, reason: reason ?? "livestreamStopped")
         await tearDown(stream, process: taken.process, forwarders: taken.forwarders)
         captureRecordedSegments(stream)
         try? await media.setKeyframeInterval(stream: stream, seconds: 0)
