@@ -51,8 +51,9 @@ struct BrowserEngine: MediaEngine {
             """)
     }
 
-    /// The selected candidate pair's local candidate type (`host`, `relay`, …) and relay
-    /// protocol on the sending (`pub`) or receiving (`sub`) connection.
+    /// The selected candidate pair's local candidate on the sending (`pub`) or receiving
+    /// (`sub`) connection: its type (`local`: `host`, `relay`, …), relay protocol and port,
+    /// and the connection's ICE username fragment (`ufrag`); `nil` JSON before there is one.
     func path(of connection: String) async throws -> RawJSON {
         try await browser.run("""
             return (async () => {
@@ -62,7 +63,8 @@ struct BrowserEngine: MediaEngine {
               let pair = null;
               report.forEach((entry) => { if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId); });
               const local = pair && report.get(pair.localCandidateId);
-              return local ? { local: local.candidateType, relayProtocol: local.relayProtocol || null } : null;
+              const ufrag = (/a=ice-ufrag:(\\S+)/.exec(pc.localDescription.sdp) || [])[1];
+              return local ? { local: local.candidateType, relayProtocol: local.relayProtocol || null, port: local.port, ufrag } : null;
             })()
             """)
     }
@@ -98,21 +100,10 @@ struct BrowserEngine: MediaEngine {
         }
     }
 
-    /// The local ICE candidate of the selected pair of a connection (`pub`, `sub`): its
-    /// address, port and ICE username fragment.
+    /// The port of the selected pair's local candidate on a connection (`pub`, `sub`), and
+    /// the connection's ICE username fragment (see ``path(of:)``).
     func selectedLocal(_ connection: String) async throws -> (port: Int, ufrag: String)? {
-        let found = try await browser.run("""
-            return (async () => {
-              const pc = window.\(connection);
-              if (!pc) return null;
-              const report = await pc.getStats();
-              let pair = null;
-              report.forEach((entry) => { if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId); });
-              const local = pair && report.get(pair.localCandidateId);
-              const ufrag = (/a=ice-ufrag:(\\S+)/.exec(pc.localDescription.sdp) || [])[1];
-              return local ? { port: local.port, ufrag } : null;
-            })()
-            """)
+        let found = try await path(of: connection)
         guard let port = found["port"]?.numberValue, let ufrag = found["ufrag"]?.stringValue else { return nil }
         return (Int(port), ufrag)
     }
