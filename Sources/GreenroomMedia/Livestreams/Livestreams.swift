@@ -163,7 +163,7 @@ package final class LivestreamEngine: Service, Sendable {
         // A recording stops with it, with its reason, before the supervisor can see a
         // recording without a livestream (and say `livestreamStopped`); it keeps what ffmpeg
         // writes as it ends (below).
-        await stopRecording(stream, reason: reason ?? "livestreamStopped")
+        await markRecordingStopping(stream, reason: reason ?? "livestreamStopped")
         guard let taken = running.withLock({ $0.removeValue(forKey: stream) }) else {
             return LivestreamInfo(status: .LIVESTREAM_STOPPED, playlist: LivestreamInfo.playlistPath(stream), reason: reason)
         }
@@ -185,8 +185,11 @@ package final class LivestreamEngine: Service, Sendable {
     /// Stores a livestream's state and announces it on the room's stream, in one transaction.
     package func announce(_ stream: String, _ info: LivestreamInfo) async throws {
         let (owner, roomId) = try owner(of: stream)
-        let record = LivestreamRecord(stream: stream, info: info, node: nodeId)
-        let event = try owner.livestreamEvent(roomId: roomId, info)
+        try await store(LivestreamRecord(stream: stream, info: info, node: nodeId), announcing: try owner.livestreamEvent(roomId: roomId, info))
+    }
+
+    /// Saves a room's state record and appends the event that announces it, in one transaction.
+    package func store(_ record: some StoredRecord, announcing event: EventAppend) async throws {
         try await events.transact { transaction in
             try await transaction.save(record)
             _ = try await transaction.append([event])

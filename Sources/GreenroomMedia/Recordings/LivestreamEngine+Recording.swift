@@ -69,7 +69,16 @@ extension LivestreamEngine {
     /// not asked. Answers its state, or the last one's when none records.
     @discardableResult
     package func stopRecording(_ stream: String, reason: String? = nil) async -> RecordingInfo {
-        let changed: RecordingInfo? = try? await recordingChanges.withLock {
+        if let changed = await markRecordingStopping(stream, reason: reason) { return changed }
+        if let info = currentRecording(stream) { return info }
+        return (try? await media.storage.load(RecordingRecord.self, id: stream))?.info ?? RecordingInfo(status: .RECORDING_STOPPED)
+    }
+
+    /// Moves a recording of `stream` that is starting or recording to `RECORDING_STOPPING` and
+    /// announces it; answers its new state, or `nil` when there was none to stop.
+    @discardableResult
+    package func markRecordingStopping(_ stream: String, reason: String?) async -> RecordingInfo? {
+        try? await recordingChanges.withLock {
             let info = recordings.withLock { state -> RecordingInfo? in
                 guard var run = state[stream], run.info.status == .RECORDING_STARTING || run.info.status == .RECORDING_STARTED else { return nil }
                 run.info.status = .RECORDING_STOPPING
@@ -81,20 +90,18 @@ extension LivestreamEngine {
             if let info { try? await announceRecording(stream, info) }
             return info
         }
-        if let changed { return changed }
-        if let info = currentRecording(stream) { return info }
-        return (try? await media.storage.load(RecordingRecord.self, id: stream))?.info ?? RecordingInfo(status: .RECORDING_STOPPED)
     }
 
     /// Stores a recording's state and announces it on the room's stream, in one transaction.
     package func announceRecording(_ stream: String, _ info: RecordingInfo) async throws {
         let (owner, roomId) = try owner(of: stream)
-        let record = RecordingRecord(stream: stream, info: info, node: nodeId)
-        let event = try owner.recordingEvent(roomId: roomId, info)
-        try await events.transact { transaction in
-            try await transaction.save(record)
-            _ = try await transaction.append([event])
-        }
+        try await store(RecordingRecord(stream: stream, info: info, node: nodeId), announcing: try owner.recordingEvent(roomId: roomId, info))
+    }
+
+    /// The segments the livestream's playlist lists now, with their lengths.
+    private func listedSegments(_ stream: String) -> [(name: String, duration: Double)] {
+        let text = (try? String(contentsOf: folder(stream).appendingPathComponent(LivestreamEncoder.playlistName), encoding: .utf8)) ?? ""
+        return RecordingMaker.segments(inPlaylist: text)
     }
 
     /// Hard-links the livestream's segments that a recording of `stream` has not kept yet.
@@ -102,12 +109,11 @@ extension LivestreamEngine {
         guard let run = recordings.value[stream], run.info.status == .RECORDING_STARTED || run.info.status == .RECORDING_STOPPING,
               !run.finishing else { return }
         let source = folder(stream)
-        let text = (try? String(contentsOf: source.appendingPathComponent(LivestreamEncoder.playlistName), encoding: .utf8)) ?? ""
         let now = Date()
         var kept: [RecordedSegment] = []
         var bytes: Int64 = 0
         let known = Set(run.segments.map(\.name)).union(run.seen)
-        for (name, duration) in RecordingMaker.segments(inPlaylist: text) where !known.contains(name) {
+        for (name, duration) in listedSegments(stream) where !known.contains(name) {
             let from = source.appendingPathComponent(name), to = run.folder.appendingPathComponent(name)
             guard link(from.path, to.path) == 0 || errno == EEXIST else {
                 logger.warning("recording of \(stream) lost segment \(name): \(String(cString: strerror(errno)))")
@@ -135,8 +141,7 @@ extension LivestreamEngine {
                     continue
                 }
                 guard live.status == .LIVESTREAM_STARTED else { continue }
-                let text = (try? String(contentsOf: folder(stream).appendingPathComponent(LivestreamEncoder.playlistName), encoding: .utf8)) ?? ""
-                let seen = Set(RecordingMaker.segments(inPlaylist: text).map(\.name))
+                let seen = Set(listedSegments(stream).map(\.name))
                 try? await recordingChanges.withLock {
                     let info = recordings.withLock { state -> RecordingInfo? in
                         guard var run = state[stream], run.info.status == .RECORDING_STARTING else { return nil }
@@ -152,10 +157,10 @@ extension LivestreamEngine {
             case .RECORDING_STARTED:
                 captureRecordedSegments(stream)
                 if live == nil {
-                    await stopRecording(stream, reason: "livestreamStopped")
+                    await markRecordingStopping(stream, reason: "livestreamStopped")
                 } else if recordings.value[stream].map({ $0.bytes >= limit }) == true {
                     logger.warning("recording of \(stream) reached \(limit) bytes, the largest video; stopping it")
-                    await stopRecording(stream, reason: "limitReached")
+                    await markRecordingStopping(stream, reason: "limitReached")
                 }
             case .RECORDING_STOPPING:
                 captureRecordedSegments(stream)

@@ -57,7 +57,8 @@ package struct RecordedSegment: Sendable, Hashable {
 /// segment's timestamps start where the one before ended, so the restarts of a livestream's
 /// ffmpeg join seamlessly), the part before the moment recording began and after the moment
 /// it was stopped are cut, and the rest is encoded once more, since a cut that copied would
-/// start at the keyframe before it.
+/// start at the keyframe before it. ffmpeg reads files only, and the concat demuxer in its
+/// safe mode: the list names the segments by their plain names, in the list's own folder.
 package enum RecordingMaker {
     /// The playlist's segments with their lengths, oldest first.
     package static func segments(inPlaylist text: String) -> [(name: String, duration: Double)] {
@@ -97,7 +98,7 @@ package enum RecordingMaker {
     /// ffmpeg's arguments: the list `list` in the recording's folder, cut to `window`, into `output`.
     package static func arguments(list: String, window: (offset: Double, length: Double), output: String) -> [String] {
         ["-hide_banner", "-nostdin", "-loglevel", "error", "-y",
-         "-f", "concat", "-safe", "0", "-i", list,
+         "-protocol_whitelist", "file", "-f", "concat", "-i", list,
          "-ss", String(format: "%.3f", window.offset), "-t", String(format: "%.3f", window.length),
          "-map", "0:v:0", "-map", "0:a:0?",
          "-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
