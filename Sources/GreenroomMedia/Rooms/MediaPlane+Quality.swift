@@ -29,9 +29,7 @@ extension MediaPlane {
         try requireEnabled()
         if let refusal = try await rights(caller, stream: args.stream).receiveRefusal { throw refusal }
         let key = MemberKey(clientId: caller.clientId, stream: args.stream)
-        guard let member = member(key), let handle = member.subscriber else {
-            throw GreenroomError(.notFound, "not receiving in \(args.stream): media.subscribe first")
-        }
+        let (member, handle) = try receivingSession(key)
         guard let mid = member.receivedVideo[args.feed] else {
             throw GreenroomError(.notFound, "no video of feed \(args.feed) is received in \(args.stream)")
         }

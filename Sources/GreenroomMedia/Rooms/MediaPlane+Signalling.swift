@@ -244,9 +244,7 @@ extension MediaPlane {
     /// Removes feeds from the caller's receiving session; answers with the SFU's new offer.
     package func unsubscribe(_ args: MediaSubscribeArgs, caller: Caller) async throws -> MediaSubscribeResult {
         try requireEnabled()
-        guard let member = member(MemberKey(clientId: caller.clientId, stream: args.stream)), let handle = member.subscriber else {
-            throw GreenroomError(.notFound, "not receiving in \(args.stream)")
-        }
+        let (member, handle) = try receivingSession(MemberKey(clientId: caller.clientId, stream: args.stream))
         let gateway = try gateway(member.janus)
         let feeds = args.feeds ?? []
         guard !feeds.isEmpty else { throw GreenroomError(.invalidParameterValue, "name the feeds to stop receiving") }
@@ -267,9 +265,7 @@ extension MediaPlane {
     package func iceRestart(_ ref: MediaRoomRef, caller: Caller) async throws -> MediaSubscribeResult {
         try requireEnabled()
         if let refusal = try await rights(caller, stream: ref.stream).receiveRefusal { throw refusal }
-        guard let member = member(MemberKey(clientId: caller.clientId, stream: ref.stream)), let handle = member.subscriber else {
-            throw GreenroomError(.notFound, "not receiving in \(ref.stream): media.subscribe first")
-        }
+        let (member, handle) = try receivingSession(MemberKey(clientId: caller.clientId, stream: ref.stream))
         let gateway = try gateway(member.janus)
         let answer = try await relay { try await gateway.plugin(handle, ["request": "configure", "restart": true]) }
         return MediaSubscribeResult(jsep: try Self.require(answer.jsep, "offer"), streams: Self.subscribed(answer.data["streams"]))
@@ -279,9 +275,7 @@ extension MediaPlane {
     package func answer(_ args: MediaAnswerArgs, caller: Caller) async throws {
         try requireEnabled()
         guard args.jsep.type == "answer" else { throw GreenroomError(.invalidParameterValue, "jsep must be an answer") }
-        guard let member = member(MemberKey(clientId: caller.clientId, stream: args.stream)), let handle = member.subscriber else {
-            throw GreenroomError(.notFound, "not receiving in \(args.stream): media.subscribe first")
-        }
+        let (member, handle) = try receivingSession(MemberKey(clientId: caller.clientId, stream: args.stream))
         let gateway = try gateway(member.janus)
         _ = try await relay { try await gateway.plugin(handle, ["request": "start"], jsep: args.jsep) }
     }
@@ -343,6 +337,15 @@ extension MediaPlane {
     }
 
     // MARK: Helpers
+
+    /// A member's receiving session: the member and its subscriber handle.
+    /// - Throws: `notFound` when it receives nothing in the room.
+    package func receivingSession(_ key: MemberKey) throws -> (member: Member, handle: UInt64) {
+        guard let member = member(key), let handle = member.subscriber else {
+            throw GreenroomError(.notFound, "not receiving in \(key.stream): media.subscribe first")
+        }
+        return (member, handle)
+    }
 
     /// Runs a request to the SFU; a refusal of Janus's becomes an `invalidParameterValue`
     /// (the client's SDP or feed list), its absence `unavailable`.
