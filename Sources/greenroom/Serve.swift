@@ -18,6 +18,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("media-ice-interfaces"), help: "Interfaces the local Janus offers media on, e.g. eth0, or lo when clients run on this machine (GREENROOM_MEDIA_ICE_INTERFACES; all by default).") var mediaICEInterfaces: String?
     @Option(name: .customLong("turn-url"), help: "A TURN URL handed to clients with credentials Greenroom issues, e.g. turn:turn.example.com:3478?transport=tcp; repeat it for several (GREENROOM_TURN_URLS, comma-separated; needs --turn-secret).") var turnURL: [String] = []
     @Option(name: .customLong("turn-secret"), help: "coturn's static-auth-secret (use-auth-secret): TURN credentials follow its REST API scheme (GREENROOM_TURN_SECRET).") var turnSecret: String?
+    @Option(name: .customLong("media-max-bitrate"), help: "The most a publisher may send of its video in a room, in kbps: Janus's room bitrate cap (GREENROOM_MEDIA_MAX_BITRATE_KBPS; none by default).") var mediaMaxBitrate: Int?
     @Option(name: .customLong("media-public-ip"), help: "The public IPv4 address of the local Janus behind a one-to-one NAT, its nat_1_1_mapping (GREENROOM_MEDIA_PUBLIC_IP).") var mediaPublicIP: String?
     @Option(name: .customLong("media-stun-server"), help: "A STUN server, host:port, the local Janus finds its public address with (GREENROOM_MEDIA_STUN_SERVER).") var mediaSTUNServer: String?
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
@@ -41,6 +42,7 @@ struct Serve: AsyncParsableCommand {
         if !turnURL.isEmpty { config.mediaNetwork.turnURLs = turnURL }
         if let turnSecret { config.mediaNetwork.turnSecret = turnSecret }
         if let mediaPublicIP { config.mediaNetwork.publicAddress = mediaPublicIP }
+        if let mediaMaxBitrate { config.mediaNetwork.maxPublisherBitrate = mediaMaxBitrate }
         if let mediaSTUNServer { config.mediaNetwork.janusSTUNServer = mediaSTUNServer }
         if let tlsCert { config.tlsCertificatePath = tlsCert }
         if let tlsKey { config.tlsKeyPath = tlsKey }

@@ -100,8 +100,9 @@ extension MediaNetworkTests {
         }
     }
 
-    /// Runs `body` with a ``Roaming``, and removes the namespace after it, whatever happens.
-    private static func withRoaming(_ what: String, _ body: (Roaming) async throws -> Void) async throws {
+    /// Runs `body` with a ``Roaming`` (the page outside opened with `outsideExtra` added to its
+    /// address), and removes the namespace after it, whatever happens.
+    static func withRoaming(_ what: String, outsideExtra: String = "", _ body: (Roaming) async throws -> Void) async throws {
         guard let programs = MediaPrograms.find(for: what, browsers: true), let tools = NetworkNamespace.tools(for: what) else { return }
         let namespace = try await NetworkNamespace(tools: tools)
         do {
@@ -116,7 +117,7 @@ extension MediaNetworkTests {
                 let origin = "http://\(namespace.hostAddress):\(server.port)"
                 let outside = try await here.open(secureOrigins: [origin])
                 try await outside.go(try await server.demoURL("olivia", meeting: "roaming", participant: "outside", mode: "SEND_AND_RECV",
-                                                              host: namespace.hostAddress))
+                                                              extra: outsideExtra, host: namespace.hostAddress))
                 try await body(Roaming(namespace: namespace, server: server, outside: outside, there: there))
                 await outside.close()
             }

@@ -34,6 +34,7 @@ extension MediaSession {
     func stopWatching() {
         watcher?.cancel()
         watcher = nil
+        stopReporting()
         for task in restarters.values { task.cancel() }
         restarters = [:]
     }

@@ -59,6 +59,14 @@ public protocol MediaEngine: Sendable {
     /// its candidates gathered. The default throws, and the session publishes afresh instead
     /// (a new connection, and a new feed).
     func makeICERestartOffer() async throws -> SessionDescription
+    /// What the engine's connections have counted since they were made (WebRTC's
+    /// statistics: with WebRTC.framework `RTCPeerConnection.statistics`, in a browser
+    /// `getStats()`), read every ``MediaSession/statsInterval``: the session reports the
+    /// loss, round trip and jitter to the server, which rates the participant's connection
+    /// quality for everyone (``MeetingEventListener/onConnectionQualityChanged(participantId:quality:)``)
+    /// and, for the feeds received with `auto`, chooses a smaller layer while packets are
+    /// lost. The default is `nil`: nothing is reported.
+    func transportStats() async -> MediaTransportStats?
 }
 
 extension MediaEngine {
@@ -70,6 +78,8 @@ extension MediaEngine {
     public func makeICERestartOffer() async throws -> SessionDescription {
         throw GreenroomError(.unknownOperation, "this media engine does not restart ICE")
     }
+    /// Counts nothing: the session reports no connection quality.
+    public func transportStats() async -> MediaTransportStats? { nil }
 }
 
 /// Audio and video in one room (a meeting's or a live event's stream), driven through an
@@ -109,6 +119,10 @@ public actor MediaSession {
     var restarters: [MediaConnectionRole: Task<Void, Never>] = [:]
     /// Follows the engine's connection changes, once started.
     var watcher: Task<Void, Never>?
+    /// Reports the engine's statistics every ``statsInterval``, once started.
+    var reporter: Task<Void, Never>?
+    /// The figures of the report before, to count the packets since.
+    var lastStats: MediaTransportStats?
     /// The ICE servers the engine was given last.
     private var iceServers: MediaICEServers?
 
@@ -153,6 +167,7 @@ public actor MediaSession {
     /// and made again, a fresh ICE negotiation.
     func start() {
         watchConnections()
+        startReporting()
         enqueue { session in
             await session.teardown(publishing: true, receiving: true)
             if await session.canPublish { try await session.publish() }

@@ -97,6 +97,8 @@ extension Meeting {
             } else if let decoded = try? event.data.decode(as: MeetingEvent.self) {
                 await meeting.apply(decoded)
             }
+        } signal: { meeting, signal in
+            await meeting.connectionQualitySignal(signal)
         }
         let earlier = state.withLock { state in
             defer { state.pump = pump }
@@ -243,6 +245,15 @@ extension Meeting {
         }
         guard let speaker else { return }
         await notify(.speakerChanged(participantId: speaker))
+    }
+
+    /// A participant's connection quality changed: kept on the participant, and told.
+    func connectionQualitySignal(_ signal: StreamSignal) async {
+        guard signal.type == MediaEventType.connectionQuality,
+              let event = try? signal.data.decode(as: MediaConnectionQualityEvent.self),
+              let participant = participant(event.participantId) else { return }
+        guard participant.setConnectionQuality(event.quality) else { return }
+        await notify(.connectionQualityChanged(participantId: event.participantId, quality: event.quality))
     }
 
     private func participant(_ id: String) -> Participant? {

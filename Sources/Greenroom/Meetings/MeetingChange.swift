@@ -32,6 +32,8 @@ public enum MeetingChange: Sendable {
     case recordingStateChanged(RecordingStatus)
     /// The participant count changed, at most once a second (``MeetingEventListener/onParticipantCountChanged(count:)``).
     case participantCountChanged(Int)
+    /// A participant's connection quality changed (``MeetingEventListener/onConnectionQualityChanged(participantId:quality:)``).
+    case connectionQualityChanged(participantId: String, quality: ConnectionQuality)
 }
 
 extension MeetingEventListener {
@@ -52,6 +54,7 @@ extension MeetingEventListener {
         case .livestreamStateChanged(let state): onLivestreamStateChanged(state: state)
         case .recordingStateChanged(let state): onRecordingStateChanged(state: state)
         case .participantCountChanged(let count): onParticipantCountChanged(count: count)
+        case .connectionQualityChanged(let id, let quality): onConnectionQualityChanged(participantId: id, quality: quality)
         }
     }
 }

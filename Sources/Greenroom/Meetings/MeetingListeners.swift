@@ -53,9 +53,16 @@ public protocol MeetingEventListener: AnyObject, Sendable {
     /// The meeting's participant count changed (``Meeting/participantCount``): at most once a
     /// second, with every participant counted, listed in ``Meeting/participants`` or not.
     func onParticipantCountChanged(count: Int)
+    /// A participant's connection quality changed (the local one's too): `excellent`,
+    /// `good`, `poor` or `lost`, rated by the server from what each participant's media
+    /// engine measures and from the media server's own signs, at most once every two seconds
+    /// per participant. ``Participant/connectionQuality`` has it.
+    func onConnectionQualityChanged(participantId: String, quality: ConnectionQuality)
 }
 
 extension MeetingEventListener {
+    /// Does nothing by default.
+    public func onConnectionQualityChanged(participantId: String, quality: ConnectionQuality) {}
     /// Does nothing by default.
     public func onLivestreamStateChanged(state: LivestreamStatus) {}
     /// Does nothing by default.

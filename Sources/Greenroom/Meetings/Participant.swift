@@ -6,6 +6,7 @@ public final class Participant: Sendable, Identifiable {
     private struct State {
         var data: MeetingParticipant
         var pinState = PinState()
+        var connectionQuality: ConnectionQuality?
         var listeners: [ObjectIdentifier: WeakListener] = [:]
     }
 
@@ -39,6 +40,9 @@ public final class Participant: Sendable, Identifiable {
     public var isReconnecting: Bool { data.state == .reconnecting }
     /// What of it is pinned, meeting-wide.
     public var pinState: PinState { state.withLock { $0.pinState } }
+    /// How well its media gets through, as the server last rated it; `nil` until rated
+    /// (see ``MeetingEventListener/onConnectionQualityChanged(participantId:quality:)``).
+    public var connectionQuality: ConnectionQuality? { state.withLock { $0.connectionQuality } }
 
     /// Pins the participant for everyone (`SHARE_AND_CAM` by default). Pins add up by type;
     /// failures reach ``MeetingEventListener/onError(error:)``.
@@ -67,6 +71,14 @@ public final class Participant: Sendable, Identifiable {
 
     func update(_ change: (inout MeetingParticipant) -> Void) {
         state.withLock { change(&$0.data) }
+    }
+
+    /// Keeps a new rating; `false` when it is the one kept already.
+    func setConnectionQuality(_ quality: ConnectionQuality) -> Bool {
+        state.withLock { state in
+            defer { state.connectionQuality = quality }
+            return state.connectionQuality != quality
+        }
     }
 
     func setPinState(_ pins: PinState) {

@@ -44,6 +44,10 @@ package struct MediaCapability: Capability {
         router.on(MediaOperation.feeds) { caller, args in try await plane.feeds(args, caller: caller) }
         router.on(MediaOperation.iceRestart) { caller, args in try await plane.iceRestart(args, caller: caller) }
         router.on(MediaOperation.configure) { caller, args in try await plane.configure(args, caller: caller) }
+        router.on(MediaOperation.reportStats) { caller, args in
+            try await plane.reportStats(args, caller: caller)
+            return EmptyResult()
+        }
         router.on(MediaOperation.leave) { caller, args in
             await plane.leave(args, caller: caller)
             return EmptyResult()

@@ -33,6 +33,12 @@ public struct MediaNetworkSettings: Sendable, Hashable {
     /// (`GREENROOM_MEDIA_STUN_SERVER`, `serve --media-stun-server`); not needed with
     /// ``publicAddress``.
     public var janusSTUNServer: String?
+    /// The most a publisher may send of its video in each room, in kilobits a second: Janus's
+    /// VideoRoom `bitrate`, which it tells the sender (REMB) and caps (`bitrate_cap`), for
+    /// the SFU's and the receivers' sake (`GREENROOM_MEDIA_MAX_BITRATE_KBPS`,
+    /// `serve --media-max-bitrate`; 32–20000). `nil`: no cap, the sender's own estimate.
+    /// Rooms made before a change keep the cap they were made with.
+    public var maxPublisherBitrate: Int?
 
     /// The default settings: no STUN, no TURN, no NAT mapping.
     public init() {}
@@ -41,7 +47,8 @@ public struct MediaNetworkSettings: Sendable, Hashable {
     public var issuesTURN: Bool { !turnURLs.isEmpty && turnSecret != nil }
 
     /// Reads the `GREENROOM_TURN_*`, `GREENROOM_STUN_URLS` and `GREENROOM_MEDIA_*` NAT variables
-    /// into `settings`.
+    /// into `settings`, and the bitrate cap
+    /// (`GREENROOM_MEDIA_MAX_BITRATE_KBPS`).
     package static func read(_ variables: EnvironmentVariables, into settings: inout MediaNetworkSettings) throws {
         settings.turnURLs = variables.list("GREENROOM_TURN_URLS") ?? settings.turnURLs
         settings.turnSecret = variables.text("GREENROOM_TURN_SECRET") ?? settings.turnSecret
@@ -49,9 +56,10 @@ public struct MediaNetworkSettings: Sendable, Hashable {
         settings.stunURLs = variables.list("GREENROOM_STUN_URLS") ?? settings.stunURLs
         settings.publicAddress = variables.text("GREENROOM_MEDIA_PUBLIC_IP") ?? settings.publicAddress
         settings.janusSTUNServer = variables.text("GREENROOM_MEDIA_STUN_SERVER") ?? settings.janusSTUNServer
+        if let kbps: Int = try variables.value("GREENROOM_MEDIA_MAX_BITRATE_KBPS") { settings.maxPublisherBitrate = kbps }
     }
 
-    /// Checks the URLs' schemes, that TURN URLs come with a secret (and a secret with URLs),
+    /// Checks the URLs' schemes, the bitrate cap's range, that TURN URLs come with a secret (and a secret with URLs),
     /// the lifetime's range and the NAT settings' forms.
     package func validate() throws {
         for url in turnURLs where !(url.hasPrefix("turn:") || url.hasPrefix("turns:")) {
@@ -68,6 +76,9 @@ public struct MediaNetworkSettings: Sendable, Hashable {
         }
         guard (60...86_400).contains(turnCredentialLifetime) else {
             throw GreenroomServerError.invalidConfiguration("the TURN credential lifetime must be 60–86400 seconds")
+        }
+        if let maxPublisherBitrate, !(32...20_000).contains(maxPublisherBitrate) {
+            throw GreenroomServerError.invalidConfiguration("the media bitrate cap must be 32–20000 kbps")
         }
         if let publicAddress, !Self.isIPv4(publicAddress) {
             throw GreenroomServerError.invalidConfiguration("the media server's public address must be an IPv4 address (\(publicAddress))")

@@ -123,6 +123,9 @@ package struct JanusConfiguration {
     package let iceInterfaces: String?
     /// The public address (`nat_1_1_mapping`) and STUN server (`stun_server`, `stun_port`).
     package var network = MediaNetworkSettings()
+    /// Janus's `slowlink_threshold`: lost (or retransmitted) packets a second that make it
+    /// say a handle's link is slow.
+    package static let slowlinkThreshold = 8
 
     /// The `nat` block's settings, one per line.
     var natLines: [String] {
@@ -157,6 +160,9 @@ package struct JanusConfiguration {
             }
             media: {
                 rtp_port_range = "20000-60000"
+                # `slowlink` events (off by default): 8 or more packets a second lost on the
+                # way in, or asked for again (NACK) on the way out, rate a connection poor.
+                slowlink_threshold = \(Self.slowlinkThreshold)
             }
             nat: {
             \(natLines.map { "    " + $0 }.joined(separator: "\n"))

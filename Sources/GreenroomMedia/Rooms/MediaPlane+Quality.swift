@@ -6,8 +6,8 @@ import GreenroomStorage
 /// Simulcast: a publisher may send its camera in up to three layers; Janus forwards one to
 /// each receiver, the one `media.configure` chose (a VideoRoom `configure` with the stream's
 /// `substream`). With `auto`, the server chooses: the full size to begin with, a layer down
-/// each time Janus says the receiving session loses packets (`slowlink`), and a layer up
-/// again after ``autoUpAfter`` without.
+/// each time the receiving session loses packets (Janus's `slowlink`, or a receiver's report
+/// of 5% lost or more), and a layer up again after ``autoUpAfter`` without.
 extension MediaPlane {
     /// How long a receiving session must go without losing packets before `auto` tries the
     /// next layer up.
@@ -66,9 +66,18 @@ extension MediaPlane {
     }
 
     /// Janus's notifications to a receiving session's handle: a `slowlink` (the session
-    /// loses packets) moves every `auto` feed a layer down, and schedules the way back up.
+    /// loses packets) rates the member's connection `poor` for a while and moves its `auto`
+    /// feeds a layer down.
     package func subscriberEvent(_ message: RawJSON, key: MemberKey) {
         guard message["janus"]?.stringValue == "slowlink" else { return }
+        linkSlow(key)
+        slowSpell(key)
+    }
+
+    /// The member's receiving session loses packets (Janus's `slowlink`, or the member's own
+    /// report): every `auto` feed moves a layer down, once per spell, and the way back up
+    /// is scheduled.
+    package func slowSpell(_ key: MemberKey) {
         let now = Date()
         var lowered: [(mid: String, layer: Int)] = []
         var target: (handle: UInt64, janus: String)?

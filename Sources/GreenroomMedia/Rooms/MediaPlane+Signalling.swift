@@ -162,6 +162,10 @@ extension MediaPlane {
             Task { await announcePublished(key) }
             return
         }
+        if kind == "slowlink" {
+            linkSlow(key)
+            return
+        }
         if kind == "media", let type = message["type"]?.stringValue.flatMap(MediaKind.init(rawValue:)), let flowing = message["receiving"]?.boolValue {
             Task { await mediaFlowChanged(key, kind: type, flowing: flowing) }
             return

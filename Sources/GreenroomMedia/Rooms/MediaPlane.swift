@@ -77,6 +77,8 @@ package final class MediaPlane: Sendable {
     package let storage: any GreenroomStorage
     package let events: EventLog
     package let logger: Logger
+    /// The video bitrate cap of the rooms it makes, in kbps (``MediaNetworkSettings/maxPublisherBitrate``).
+    package let maxPublisherBitrate: Int?
     /// The rules of each kind of room.
     private let rules = Locked<[StreamKind: any MediaRoomRules]>([:])
 
@@ -108,6 +110,16 @@ package final class MediaPlane: Sendable {
         var slowSince: Date?
         /// Whether a task moves its `auto` feeds back up.
         var raising = false
+        /// Who the member is in the room, once it reported.
+        var who: (participantId: String, userId: String)?
+        /// Its last `media.reportStats`, and when it came.
+        var report: MediaStatsArgs?
+        var reportedAt: Date?
+        /// When Janus last said one of its handles drops packets.
+        var slowlinkAt: Date?
+        /// The connection quality announced last, and when.
+        var announcedQuality: ConnectionQuality?
+        var announcedAt: Date?
     }
 
     private struct State {
@@ -121,6 +133,8 @@ package final class MediaPlane: Sendable {
         /// The feeds announced quiet because their audio stopped while Janus held them
         /// talking, by room.
         var silenced: [String: Set<UInt64>] = [:]
+        /// Whether a task looks at the connection quality of reporting members.
+        var qualitySweeping = false
     }
 
     private let state = Locked(State())
@@ -128,8 +142,9 @@ package final class MediaPlane: Sendable {
     /// The media rooms this node holds, each with members.
     package var roomCount: Int { state.withLock { $0.rooms.count } }
 
-    package init(gateways: [JanusGateway], storage: any GreenroomStorage, events: EventLog, logger: Logger) {
+    package init(gateways: [JanusGateway], storage: any GreenroomStorage, events: EventLog, logger: Logger, maxPublisherBitrate: Int? = nil) {
         self.gateways = gateways
+        self.maxPublisherBitrate = maxPublisherBitrate
         self.storage = storage
         self.events = events
         self.logger = logger
@@ -200,6 +215,23 @@ package final class MediaPlane: Sendable {
         }
     }
 
+    /// Claims the connection quality sweep: `true` when none ran.
+    package func claimQualitySweep() -> Bool {
+        state.withLock { state in
+            defer { state.qualitySweeping = true }
+            return !state.qualitySweeping
+        }
+    }
+
+    /// Ends the connection quality sweep when no member reports: `true` when it ended.
+    package func releaseQualitySweep() -> Bool {
+        state.withLock { state in
+            guard !state.members.values.contains(where: { $0.reportedAt != nil }) else { return false }
+            state.qualitySweeping = false
+            return true
+        }
+    }
+
     /// Notes whether a feed talks; returns whether that is a change.
     package func markTalking(stream: String, feedId: UInt64, _ talking: Bool) -> Bool {
         state.withLock { state in
@@ -254,12 +286,17 @@ package final class MediaPlane: Sendable {
     /// Makes the room on the SFU (again, after Janus restarted); one that exists is fine.
     package func create(_ record: MediaRoomRecord, gateway: JanusGateway) async throws {
         let manager = try await managerHandle(gateway)
+        var create: [String: RawJSON] = [
+            "request": "create", "room": .number(Double(record.room)), "secret": .string(record.secret),
+            "description": .string(record.stream), "publishers": 16, "is_private": true,
+            "audiolevel_event": true, "notify_joining": false, "permanent": false,
+        ]
+        if let kbps = maxPublisherBitrate {
+            create["bitrate"] = .number(Double(kbps * 1_000))
+            create["bitrate_cap"] = true
+        }
         do {
-            _ = try await gateway.plugin(manager, [
-                "request": "create", "room": .number(Double(record.room)), "secret": .string(record.secret),
-                "description": .string(record.stream), "publishers": 16, "is_private": true,
-                "audiolevel_event": true, "notify_joining": false, "permanent": false,
-            ])
+            _ = try await gateway.plugin(manager, create)
         } catch let error as JanusError where error.code == JanusError.roomExists {}
     }
 

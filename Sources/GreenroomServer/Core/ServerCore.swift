@@ -102,7 +102,8 @@ final class ServerCore: Sendable {
         self.broker = broker
         self.events = events
         self.roster = roster
-        let media = MediaPlane(gateways: mediaBackend.gateways, storage: storage, events: events, logger: logger)
+        let media = MediaPlane(gateways: mediaBackend.gateways, storage: storage, events: events, logger: logger,
+                               maxPublisherBitrate: configuration.mediaNetwork.maxPublisherBitrate)
         self.media = media
         self.mediaBackend = mediaBackend
         let livestreams = LivestreamEngine(

@@ -78,6 +78,47 @@ struct BrowserEngine: MediaEngine {
             """))
     }
 
+    /// The video bytes the sending connection sent so far, and when `getStats` counted them
+    /// (milliseconds).
+    func videoSent() async throws -> (bytes: Double, at: Double) {
+        let sent = try await browser.run("""
+            return (async () => {
+              let found = { bytes: 0, at: 0 };
+              if (window.pub) (await window.pub.getStats()).forEach((entry) => {
+                if (entry.type === 'outbound-rtp' && entry.kind === 'video') found = { bytes: found.bytes + entry.bytesSent, at: entry.timestamp };
+              });
+              return found;
+            })()
+            """)
+        return (sent["bytes"]?.numberValue ?? 0, sent["at"]?.numberValue ?? 0)
+    }
+
+    /// What both connections counted, from `getStats()`.
+    func transportStats() async -> MediaTransportStats? {
+        guard let totals = try? await browser.run("""
+            return (async () => {
+              const totals = { received: 0, lost: 0, sentLoss: null, roundTrip: null, jitter: null };
+              for (const pc of [window.pub, window.sub]) {
+                if (!pc) continue;
+                (await pc.getStats()).forEach((entry) => {
+                  if (entry.type === 'inbound-rtp') {
+                    totals.received += entry.packetsReceived || 0;
+                    totals.lost += Math.max(entry.packetsLost || 0, 0);
+                    if (entry.jitter !== undefined) totals.jitter = Math.max(totals.jitter || 0, entry.jitter);
+                  } else if (entry.type === 'remote-inbound-rtp' && entry.fractionLost !== undefined) {
+                    totals.sentLoss = Math.max(totals.sentLoss || 0, entry.fractionLost);
+                  } else if (entry.type === 'candidate-pair' && entry.nominated && entry.currentRoundTripTime !== undefined) {
+                    totals.roundTrip = Math.max(totals.roundTrip || 0, entry.currentRoundTripTime);
+                  }
+                });
+              }
+              return totals;
+            })()
+            """), let received = totals["received"]?.numberValue, let lost = totals["lost"]?.numberValue else { return nil }
+        return MediaTransportStats(packetsReceived: Int(received), packetsLost: Int(lost), sentFractionLost: totals["sentLoss"]?.numberValue,
+                                   roundTrip: totals["roundTrip"]?.numberValue, jitter: totals["jitter"]?.numberValue)
+    }
+
     /// The ICE state changes the page's connections recorded, read twice a second.
     func connectionChanges() -> AsyncStream<MediaConnectionChange> {
         let browser = browser

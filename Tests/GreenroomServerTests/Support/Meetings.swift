@@ -36,6 +36,7 @@ final class MeetingRecorder: MeetingEventListener, PubSubMessageListener, Partic
     func onLivestreamStateChanged(state: LivestreamStatus) { calls.append("livestream:\(state.rawValue)") }
     func onRecordingStateChanged(state: RecordingStatus) { calls.append("recording:\(state.rawValue)") }
     func onParticipantCountChanged(count: Int) { calls.append("count:\(count)") }
+    func onConnectionQualityChanged(participantId: String, quality: ConnectionQuality) { calls.append("quality:\(participantId):\(quality.rawValue)") }
     func onStreamEnabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("on:\(participant.id):\(stream.kind.rawValue)") }
     func onStreamDisabled(_ stream: MediaStream, forParticipant participant: Participant) { calls.append("off:\(participant.id):\(stream.kind.rawValue)") }
 
@@ -109,6 +110,7 @@ extension MeetingChange {
         case .livestreamStateChanged(let state): "livestream:\(state.rawValue)"
         case .recordingStateChanged(let state): "recording:\(state.rawValue)"
         case .participantCountChanged(let count): "count:\(count)"
+        case .connectionQualityChanged(let id, let quality): "quality:\(id):\(quality.rawValue)"
         }
     }
 }

@@ -92,6 +92,15 @@ final class NetworkNamespace: Sendable {
         }
     }
 
+    /// Deletes the rules added so far: the link is clean again.
+    func clearRules() async throws {
+        let added = rules.withLock { rules in
+            defer { rules = [] }
+            return rules
+        }
+        for rule in added { try await Self.run([iptables, "-D"] + rule) }
+    }
+
     /// Takes the link down (the host end), or brings it back up.
     func setLink(up: Bool) async throws {
         try await Self.run([ip, "link", "set", hostInterface, up ? "up" : "down"])

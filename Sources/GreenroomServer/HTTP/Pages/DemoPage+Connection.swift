@@ -12,7 +12,7 @@ extension DemoPage {
       $('log').textContent = logLines.slice(-200).join('\n');
     }
 
-    // One WebSocket: commands answered by id, events handed to onEvent.
+    // One WebSocket: commands answered by id, events handed to onEvent, signals to onSignal.
     class Connection {
       constructor(token, onEvent) {
         this.nextId = 1;
@@ -26,6 +26,7 @@ extension DemoPage {
         this.ws.onmessage = (message) => {
           const frame = JSON.parse(message.data);
           if (frame.event) { onEvent(frame.event); return; }
+          if (frame.signal) { onSignal(frame.signal); return; }
           const waiting = this.pending.get(frame.re);
           if (!waiting) return;
           this.pending.delete(frame.re);

@@ -5,7 +5,9 @@ extension DemoPage {
     /// or `failed`, has ICE restarted on it
     /// (the sending one offers again with `iceRestart`, the same feed; the receiving one asks
     /// for a fresh offer with `media.iceRestart`), again every 10 seconds while it stays
-    /// down. `state.iceRestarts` counts them.
+    /// down. `state.iceRestarts` counts them. Every 2 seconds it reports what its connections
+    /// measure (`media.reportStats`), and keeps each participant's connection quality from
+    /// the `media.connectionQuality` signals in `state.qualities`.
     static let networkScript = #"""
     async function stats() {
       const feeds = {};
@@ -73,6 +75,54 @@ extension DemoPage {
     function setQuality(feedId, quality) {
       return conn.send('media.configure', { stream: state.stream, feed: feedId, quality });
     }
+
+    // Connection quality: what both connections counted since the report before.
+    state.qualities = {};
+    function onSignal(signal) {
+      if (signal.type === 'media.connectionQuality' && signal.stream === state.stream) {
+        state.qualities[signal.data.participantId] = signal.data.quality;
+        log(`${signal.data.participantId}'s connection is ${signal.data.quality}`);
+      }
+    }
+    let counted = { received: 0, lost: 0 };
+    async function measure() {
+      const totals = { received: 0, lost: 0, sentLoss: null, roundTrip: null, jitter: null, connected: true };
+      for (const pc of [pubPc, subPc]) {
+        if (!pc) continue;
+        if (pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed') totals.connected = false;
+        const report = await pc.getStats();
+        report.forEach((entry) => {
+          if (entry.type === 'inbound-rtp') {
+            totals.received += entry.packetsReceived || 0;
+            totals.lost += Math.max(entry.packetsLost || 0, 0);
+            if (entry.jitter !== undefined) totals.jitter = Math.max(totals.jitter || 0, entry.jitter);
+          } else if (entry.type === 'remote-inbound-rtp' && entry.fractionLost !== undefined) {
+            totals.sentLoss = Math.max(totals.sentLoss || 0, entry.fractionLost);
+          } else if (entry.type === 'candidate-pair' && entry.nominated && entry.currentRoundTripTime !== undefined) {
+            totals.roundTrip = Math.max(totals.roundTrip || 0, entry.currentRoundTripTime);
+          }
+        });
+      }
+      return totals;
+    }
+    setInterval(async () => {
+      if (!state.connected || !(pubPc || subPc)) return;
+      try {
+        const totals = await measure();
+        const received = totals.received - counted.received, lost = totals.lost - counted.lost;
+        counted = totals;
+        const losses = [totals.sentLoss];
+        if (received > 0 && lost >= 0) losses.push(lost / (received + lost));
+        const known = losses.filter((value) => value !== null);
+        const args = { stream: state.stream, connected: totals.connected };
+        if (known.length) args.packetLoss = Math.min(Math.max(...known), 1);
+        if (totals.roundTrip !== null) args.roundTrip = Math.min(totals.roundTrip, 600);
+        if (totals.jitter !== null) args.jitter = Math.min(totals.jitter, 600);
+        await conn.send('media.reportStats', args);
+      } catch (error) {
+        if (error.name !== 'notFound' && error.name !== 'connectionLost') log(`cannot report stats: ${error.message}`);
+      }
+    }, 2000);
 
     state.iceRestarts = 0;
     const iceDown = { publisher: null, subscriber: null }, iceTried = { publisher: 0, subscriber: 0 };
