@@ -4,7 +4,9 @@ extension BenchMedia {
     /// joined at once. It reports over the meeting's pub/sub (topic `BENCH`, persisted): when
     /// every viewer has decoded a first frame of every feed (the milliseconds from opening its
     /// WebSocket), and, once the bench publishes `BENCH-STOP` with its measuring window, the
-    /// frames per second each viewer decoded of each feed in that window.
+    /// frames per second each viewer decoded of each feed in that window. With `relay=1` its
+    /// viewers connect only through the room's TURN servers (`media.iceServers`,
+    /// `iceTransportPolicy: relay`) and report the path they took (`relay/tcp`).
     static let viewerPage = #"""
     <!doctype html>
     <html><head><meta charset="utf-8"><title>greenroom bench media: viewers</title></head><body><script>
@@ -12,6 +14,7 @@ extension BenchMedia {
     const params = new URLSearchParams(location.search);
     const wsURL = params.get('ws'), meetingId = params.get('meeting'), page = Number(params.get('page'));
     const tokens = params.get('tokens').split(','), names = params.get('names').split(',');
+    const relayed = params.get('relay') === '1';
     const stream = 'meeting:' + meetingId;
     const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -59,8 +62,13 @@ extension BenchMedia {
       const conn = new Connection(token, onEvent);
       await conn.opened;
       const joined = await conn.send('meeting.join', { meetingId, participantId: name, name, mode: 'RECV_ONLY' });
+      const configuration = {};
+      if (relayed) {
+        configuration.iceServers = (await conn.send('media.iceServers', { stream })).iceServers;
+        configuration.iceTransportPolicy = 'relay';
+      }
       const result = await conn.send('media.subscribe', { stream });
-      const pc = new RTCPeerConnection();
+      const pc = new RTCPeerConnection(configuration);
       await pc.setRemoteDescription(result.jsep);
       await pc.setLocalDescription(await pc.createAnswer());
       await gathered(pc);
@@ -73,7 +81,18 @@ extension BenchMedia {
         await sleep(20);
       }
       self.first = first;
+      self.path = await path(pc);
       return self;
+    }
+
+    // The selected candidate pair's local candidate: its type and, for a relay, how it
+    // reaches the TURN server (`relay/tcp`).
+    async function path(pc) {
+      const report = await pc.getStats();
+      let pair = null;
+      report.forEach((entry) => { if (entry.type === 'transport' && entry.selectedCandidatePairId) pair = report.get(entry.selectedCandidatePairId); });
+      const local = pair && report.get(pair.localCandidateId);
+      return local ? local.candidateType + (local.relayProtocol ? '/' + local.relayProtocol : '') : 'none';
     }
 
     const samples = [];
@@ -110,7 +129,7 @@ extension BenchMedia {
           await sleep(500);
         }
       })();
-      await report({ kind: 'ready', first: viewers.map((v) => v.first).flat(), failed: errors.length, errors: errors.slice(0, 3) });
+      await report({ kind: 'ready', first: viewers.map((v) => v.first).flat(), paths: viewers.map((v) => v.path), failed: errors.length, errors: errors.slice(0, 3) });
     })();
     </script></body></html>
     """#

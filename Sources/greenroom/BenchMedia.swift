@@ -8,17 +8,21 @@ import GreenroomServer
 /// own Janus (`serve --media`, ICE on loopback). Publishers are headless Chromiums on the demo
 /// page with fake cameras and microphones; viewers are lighter: receive-only peer
 /// connections, several per headless Chromium page (`--per-page`), each with its own
-/// Greenroom connection and participant, decoding every publisher's video and audio.
+/// Greenroom connection and participant, decoding every publisher's video and audio. With
+/// `--turn-viewers N`, N more viewers connect only through a coturn the bench runs, over TCP
+/// (`iceTransportPolicy: relay`, with the TURN credentials `media.iceServers` hands them).
 struct BenchMedia: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "media",
-        abstract: "A stage with P publishers and V viewers in headless Chromium: join to first decoded frame, frames decoded per second, Greenroom's and Janus's CPU per forwarded stream.")
+        abstract: "A stage with P publishers and V viewers in headless Chromium: join to first decoded frame, frames decoded per second, Greenroom's and Janus's CPU per forwarded stream; with --turn-viewers, the same through TURN over TCP and coturn's CPU per relayed stream.")
 
     @Option(help: "Publishers (one headless Chromium each, on the demo page).") var publishers: Int = 1
     @Option(help: "Viewers (receive-only peer connections).") var viewers: Int = 10
     @Option(name: .customLong("per-page"), help: "Viewers per headless Chromium page.") var perPage: Int = 10
     @Option(help: "Seconds of the measuring window, once every viewer decodes.") var seconds: Int = 15
+    @Option(name: .customLong("turn-viewers"), help: "Viewers, besides --viewers, that connect only through TURN over TCP (a coturn the bench runs).") var turnViewers: Int = 0
     @Option(help: "Chromium (GREENROOM_CHROMIUM, or chromium on PATH).") var chromium: String?
+    @Option(help: "coturn's turnserver, for --turn-viewers (GREENROOM_TURNSERVER, or turnserver on PATH).") var turnserver: String?
     @OptionGroup var options: BenchOptions
 
     func run() async throws {
@@ -27,7 +31,10 @@ struct BenchMedia: AsyncParsableCommand {
         guard let chromium = chromium ?? ProcessInfo.processInfo.environment["GREENROOM_CHROMIUM"] ?? Serve.onPath("chromium") else {
             throw ValidationError("bench media needs Chromium: apt-get install chromium, or --chromium PATH")
         }
-        let target = try await BenchTarget.start(options, serveArguments: ["--media", "--media-ice-interfaces", "lo"])
+        guard turnViewers >= 0 else { throw ValidationError("--turn-viewers must not be negative") }
+        let turn = turnViewers > 0 ? try await BenchTURN.start(turnserver) : nil
+        defer { turn?.stop() }
+        let target = try await BenchTarget.start(options, serveArguments: ["--media", "--media-ice-interfaces", "lo"] + (turn?.serveArguments ?? []))
         defer { target.stop() }
         let browsers = HeadlessBrowsers(chromium: chromium)
         defer { browsers.stopAll() }
@@ -57,20 +64,24 @@ struct BenchMedia: AsyncParsableCommand {
             try await client.send(MediaOperation.feeds, args: MediaRoomRef(stream: stream)).feeds.count >= publishers ? true : nil
         }) != nil else { throw ValidationError("the publishers did not publish within a minute") }
 
-        let pages = (viewers + perPage - 1) / perPage
-        BenchReport.progress("\(viewers) viewers joining, \(perPage) per page in \(pages) pages")
+        let directPages = (viewers + perPage - 1) / perPage
+        let relayedPages = (turnViewers + perPage - 1) / perPage
+        let pages = directPages + relayedPages
+        BenchReport.progress("\(viewers) viewers joining, \(perPage) per page in \(directPages) pages" + (turn == nil ? "" : "; \(turnViewers) through TURN/TCP in \(relayedPages)"))
         let page = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-viewers-\(UUID().uuidString).html")
         try Data(Self.viewerPage.utf8).write(to: page)
         defer { try? FileManager.default.removeItem(at: page) }
         for index in 0..<pages {
-            let names = (index * perPage..<min(viewers, (index + 1) * perPage)).map { "viewer-\($0)" }
+            let relayed = index >= directPages
+            let (prefix, count, slot) = relayed ? ("turn-viewer", turnViewers, index - directPages) : ("viewer", viewers, index)
+            let names = (slot * perPage..<min(count, (slot + 1) * perPage)).map { "\(prefix)-\($0)" }
             var tokens: [String] = []
             for name in names { tokens.append(try await target.token(name)) }
             var url = URLComponents(url: page, resolvingAgainstBaseURL: false)!
             url.queryItems = [
                 URLQueryItem(name: "ws", value: target.webSocketURL), URLQueryItem(name: "meeting", value: meetingId),
                 URLQueryItem(name: "page", value: String(index)), URLQueryItem(name: "tokens", value: tokens.joined(separator: ",")),
-                URLQueryItem(name: "names", value: names.joined(separator: ",")),
+                URLQueryItem(name: "names", value: names.joined(separator: ",")), URLQueryItem(name: "relay", value: relayed ? "1" : "0"),
             ]
             await browsers.open(url.string ?? "")
         }
@@ -79,30 +90,38 @@ struct BenchMedia: AsyncParsableCommand {
             return reports.count >= pages ? reports : nil
         }) ?? []
         if ready.isEmpty { ready = try await Self.reports(client, meetingId, kind: "ready") }
+        for errors in ready.compactMap({ $0["errors"]?.arrayValue }) where !errors.isEmpty { BenchReport.progress("viewer errors: \(errors)") }
+        let isRelayed = { (report: [String: RawJSON]) in (report["page"]?.numberValue ?? 0) >= Double(directPages) }
+        let relayedFirst = ready.filter(isRelayed).flatMap { $0["first"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
+        let relayedPaths = ready.filter(isRelayed).flatMap { $0["paths"]?.arrayValue ?? [] }.compactMap(\.stringValue)
+        ready = ready.filter { !isRelayed($0) }
         let first = ready.flatMap { $0["first"]?.arrayValue ?? [] }
         let decodedFirst = first.compactMap(\.numberValue).sorted()
-        let failedViewers = ready.reduce(0) { $0 + Int($1["failed"]?.numberValue ?? 0) } + (pages - ready.count) * perPage
-        for errors in ready.compactMap({ $0["errors"]?.arrayValue }) where !errors.isEmpty { BenchReport.progress("viewer errors: \(errors)") }
+        let failedViewers = ready.reduce(0) { $0 + Int($1["failed"]?.numberValue ?? 0) } + (directPages - ready.count) * perPage
 
         BenchReport.progress("\(decodedFirst.count) of \(viewers * publishers) viewer streams decode; measuring \(seconds) s")
         let machineBefore = ProcStat.machineTicks()
         let (serverBefore, janusBefore) = (ProcStat.cpuSeconds(pid: serverPid), ProcStat.cpuSeconds(pid: janusPid))
+        let turnBefore = turn.flatMap { ProcStat.cpuSeconds(pid: $0.pid) }
         let from = Date()
         try await Task.sleep(for: .seconds(seconds))
         let to = Date()
         let (serverAfter, janusAfter) = (ProcStat.cpuSeconds(pid: serverPid), ProcStat.cpuSeconds(pid: janusPid))
+        let turnAfter = turn.flatMap { ProcStat.cpuSeconds(pid: $0.pid) }
         let machineAfter = ProcStat.machineTicks()
         let window: [String: RawJSON] = ["from": .number((from.timeIntervalSince1970 * 1000).rounded()), "to": .number((to.timeIntervalSince1970 * 1000).rounded())]
         _ = try await client.send(MeetingOperation.publish, args: PubSubPublishArgs(meetingId: meetingId, topic: "BENCH-STOP", message: "stop", payload: window))
         let rates: [[String: RawJSON]] = try await Self.waitFor("every page's frame rates", seconds: 30, {
             let reports = try await Self.reports(client, meetingId, kind: "fps")
-            return reports.count >= ready.count ? reports : nil
+            return reports.count >= ready.count + relayedPages ? reports : nil
         }) ?? []
-        let fps = rates.flatMap { $0["fps"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
+        let relayedFps = rates.filter(isRelayed).flatMap { $0["fps"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
+        let fps = rates.filter { !isRelayed($0) }.flatMap { $0["fps"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
 
         let elapsed = to.timeIntervalSince(from)
         // Each publisher's feed goes to every viewer and to every other publisher's page.
-        let forwarded = Double(publishers * (viewers - failedViewers + publishers - 1))
+        let relayedStreams = relayedFirst.count
+        let forwarded = Double(publishers * (viewers - failedViewers + publishers - 1) + relayedStreams)
         var figures: [String: RawJSON] = [
             "publishers": .number(Double(publishers)), "viewers": .number(Double(viewers)), "viewersPerPage": .number(Double(perPage)),
             "viewerStreamsDecoding": .number(Double(decodedFirst.count)), "viewersFailed": .number(Double(failedViewers)),
@@ -131,9 +150,32 @@ struct BenchMedia: AsyncParsableCommand {
         if let before = machineBefore, let after = machineAfter, after.total > before.total {
             figures["machineBusyPercent"] = BenchReport.rounded(100 * (1 - Double(after.idle - before.idle) / Double(after.total - before.total)), 1)
         }
+        if turn != nil {
+            var relayed: [String: RawJSON] = [
+                "viewers": .number(Double(turnViewers)), "streamsDecoding": .number(Double(relayedStreams)),
+                "paths": .array(Array(Set(relayedPaths)).sorted().map(RawJSON.string)),
+            ]
+            if !relayedFirst.isEmpty {
+                relayed["joinToFirstFrameP50Ms"] = .number(Self.percentile(relayedFirst, 50))
+                relayed["joinToFirstFrameP99Ms"] = .number(Self.percentile(relayedFirst, 99))
+            }
+            if !relayedFps.isEmpty {
+                relayed["decodedFpsP50"] = .number(Self.percentile(relayedFps, 50))
+                relayed["decodedFpsMin"] = .number(relayedFps.first ?? 0)
+            }
+            if let turnBefore, let turnAfter {
+                let cpu = (turnAfter - turnBefore) / elapsed * 100
+                relayed["coturnCpuPercent"] = BenchReport.rounded(cpu, 2)
+                // A relayed stream: one publisher's audio and video to one viewer, through coturn.
+                if relayedStreams > 0 { relayed["coturnCpuPercentPerRelayedStream"] = BenchReport.rounded(cpu / Double(relayedStreams), 3) }
+            }
+            figures["turnTCP"] = .dictionary(relayed)
+        }
         try BenchReport.figures(figures)
-        // Every viewer must decode every publisher, and every page report its frame rates.
-        if decodedFirst.count < viewers * publishers || rates.count < pages { throw ExitCode(2) }
+        // Every viewer must decode every publisher, every relayed one through a relay, and
+        // every page report its frame rates.
+        let relayedOK = relayedStreams == turnViewers * publishers && relayedPaths.allSatisfy { $0 == "relay/tcp" }
+        if decodedFirst.count < viewers * publishers || !relayedOK || rates.count < pages { throw ExitCode(2) }
     }
 
     /// The pages' reports of a kind (`ready`, `fps`), one per page.

@@ -99,7 +99,7 @@ struct MediaNetworkTests {
         }
     }
 
-    @Test("a browser in a network namespace whose UDP to the media server is all dropped publishes and receives through TURN over TCP, or TLS: frames decode on both sides and its selected candidate pairs are relays; coturn refuses an expired credential",
+    @Test("a browser in a network namespace behind a NAT (masquerade) whose UDP to the media server is all dropped publishes and receives through TURN over TCP, or TLS: frames decode on both sides and its selected candidate pairs are relays; coturn refuses an expired credential",
           arguments: ["tcp", "tls"])
     func behindUDPFirewall(transport: String) async throws {
         try await Self.withFirewall("the TURN firewall test (\(transport))", transport: transport) { firewall in
@@ -119,6 +119,10 @@ struct MediaNetworkTests {
             let direct = try await outside.run("return window.demo.paths()")
             #expect(direct["publish"]?["local"]?.stringValue == "host", "the browser outside needs no relay: \(direct)")
             #expect(try await firewall.namespace.droppedPackets() > 0, "the browser inside tried UDP, and it was dropped")
+            // Behind the NAT: its own address is private, and coturn saw the router's.
+            let own = try #require(firewall.namespace.privateAddress)
+            let log = firewall.turn.log
+            #expect(log.contains(firewall.namespace.address) && !log.contains(own), "coturn sees the NAT's address, never the private one")
 
             // A credential whose expiry has passed: coturn answers 401 and no relay is
             // gathered; the one the server issues now gathers one.
@@ -185,7 +189,7 @@ struct MediaNetworkTests {
     private static func withFirewall(_ what: String, transport: String, _ body: (Firewall) async throws -> Void) async throws {
         guard let programs = MediaPrograms.find(for: what, browsers: true), let coturn = TURNServer.find(for: what),
               let tools = NetworkNamespace.tools(for: what) else { return }
-        let namespace = try await NetworkNamespace(tools: tools)
+        let namespace = try await NetworkNamespace(tools: tools, behindNAT: true)
         do {
             try await namespace.dropUDP()
             let turn = try await TURNServer(executable: coturn, address: namespace.hostAddress)

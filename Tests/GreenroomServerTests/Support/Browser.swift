@@ -36,6 +36,9 @@ final class BrowserDriver: Sendable {
     let port: Int
     /// Where its API answers: loopback, or the address inside its namespace.
     let host: String
+    /// The `Host` its requests name: chromedriver answers only requests that name one of its
+    /// own addresses, which behind a NAT is not the one the test reaches it at.
+    private let hostHeader: String?
     private let process: ChildProcess
     private let chromium: String
 
@@ -44,13 +47,17 @@ final class BrowserDriver: Sendable {
     init(programs: MediaPrograms, namespace: NetworkNamespace? = nil) async throws {
         guard let driver = programs.chromedriver, let chromium = programs.chromium else { throw TestTimeout(what: "no chromedriver") }
         self.chromium = chromium
-        port = try JanusProcess.freePort()
+        let port = try JanusProcess.freePort()
+        self.port = port
         if let namespace {
             host = namespace.address
+            hostHeader = namespace.privateAddress.map { "\($0):\(port)" }
+            try await namespace.forward(tcpPort: port)
             let (program, arguments) = namespace.inside(driver, ["--port=\(port)", "--allowed-ips=\(namespace.hostAddress)"])
             process = try await ChildProcess.start(program, arguments: arguments)
         } else {
             host = "127.0.0.1"
+            hostHeader = nil
             process = try await ChildProcess.start(driver, arguments: ["--port=\(port)"])
         }
         Watchdog.note("chromedriver started on port \(port)")
@@ -95,6 +102,7 @@ final class BrowserDriver: Sendable {
     func request(_ method: String, _ path: String, body: RawJSON? = nil) async throws -> (RawJSON, Int) {
         var request = HTTPClientRequest(url: "http://\(host):\(port)\(path)")
         request.method = .RAW(value: method)
+        if let hostHeader { request.headers.replaceOrAdd(name: "Host", value: hostHeader) }
         if let body {
             request.body = .bytes(ByteBuffer(bytes: try body.jsonBytes()))
             request.headers.add(name: "Content-Type", value: "application/json")

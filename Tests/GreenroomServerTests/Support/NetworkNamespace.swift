@@ -5,13 +5,23 @@ import GreenroomProtocol
 /// A network namespace a test makes on this machine, and removes: a veth pair with the host
 /// end `10.x.y.1/30` here and the other end `10.x.y.2/30` inside, routed through the host
 /// end. Traffic goes only between the two ends. Needs root, `ip` (iproute2) and `iptables`.
+///
+/// Behind a NAT, the namespace the programs run in sits behind a second one, a router that
+/// masquerades (iptables `MASQUERADE`) what leaves it for the host end: this machine sees
+/// only the router's address, `10.x.y.2`, and cannot reach the programs' own, as with a home
+/// or mobile network's NAT. ``forward(tcpPort:)`` opens a port through it for the test.
 final class NetworkNamespace: Sendable {
+    /// The namespace the programs run in.
     let name: String
     /// The host end's interface and address, where the test's servers listen for it.
     let hostInterface: String
     let hostAddress: String
-    /// The address inside.
+    /// The address this machine reaches inside at (the router's, behind a NAT).
     let address: String
+    /// The router's namespace and its interface toward the host end, behind a NAT.
+    private let router: (name: String, outside: String, inside: String)?
+    /// The programs' own address behind the NAT.
+    let privateAddress: String?
     private let ip: String
     private let iptables: String
     /// The firewall rules added on the host end, to delete with the namespace.
@@ -28,13 +38,12 @@ final class NetworkNamespace: Sendable {
         return nil
     }
 
-    /// Makes the namespace and its link.
-    init(tools: (ip: String, iptables: String)) async throws {
+    /// Makes the namespace and its link; `behindNAT`, a masquerading router between them.
+    init(tools: (ip: String, iptables: String), behindNAT: Bool = false) async throws {
         let id = UInt32.random(in: 0..<(1 << 24))
         let tag = String(id, radix: 16)
-        name = "greenroom-test-\(tag)"
         hostInterface = "grh\(tag)"
-        let inside = "grn\(tag)"
+        let linked = "grn\(tag)"
         // A /30 in 10.128.0.0/9, by the id.
         let third = Int(id >> 6) & 0xFF, fourth = Int(id & 0x3F) << 2
         let second = 128 + Int(id >> 14) & 0x7F
@@ -42,23 +51,58 @@ final class NetworkNamespace: Sendable {
         address = "10.\(second).\(third).\(fourth + 2)"
         ip = tools.ip
         iptables = tools.iptables
-        let steps: [[String]] = [
-            [ip, "netns", "add", name],
-            [ip, "link", "add", hostInterface, "type", "veth", "peer", "name", inside],
-            [ip, "link", "set", inside, "netns", name],
+        let first = behindNAT ? "greenroom-nat-\(tag)" : "greenroom-test-\(tag)"
+        var steps: [[String]] = [
+            [ip, "netns", "add", first],
+            [ip, "link", "add", hostInterface, "type", "veth", "peer", "name", linked],
+            [ip, "link", "set", linked, "netns", first],
             [ip, "addr", "add", "\(hostAddress)/30", "dev", hostInterface],
             [ip, "link", "set", hostInterface, "up"],
-            [ip, "netns", "exec", name, ip, "addr", "add", "\(address)/30", "dev", inside],
-            [ip, "netns", "exec", name, ip, "link", "set", inside, "up"],
-            [ip, "netns", "exec", name, ip, "link", "set", "lo", "up"],
-            [ip, "netns", "exec", name, ip, "route", "add", "default", "via", hostAddress],
+            [ip, "netns", "exec", first, ip, "addr", "add", "\(address)/30", "dev", linked],
+            [ip, "netns", "exec", first, ip, "link", "set", linked, "up"],
+            [ip, "netns", "exec", first, ip, "link", "set", "lo", "up"],
+            [ip, "netns", "exec", first, ip, "route", "add", "default", "via", hostAddress],
         ]
+        if behindNAT {
+            // The private side: 192.168.x.y/30, seen by nobody but the router.
+            name = "greenroom-test-\(tag)"
+            let routerSide = "grr\(tag)", privateSide = "grp\(tag)"
+            let gateway = "192.168.\(third).\(fourth + 1)", own = "192.168.\(third).\(fourth + 2)"
+            router = (first, linked, routerSide)
+            privateAddress = own
+            steps += [
+                [ip, "netns", "add", name],
+                [ip, "netns", "exec", first, ip, "link", "add", routerSide, "type", "veth", "peer", "name", privateSide],
+                [ip, "netns", "exec", first, ip, "link", "set", privateSide, "netns", name],
+                [ip, "netns", "exec", first, ip, "addr", "add", "\(gateway)/30", "dev", routerSide],
+                [ip, "netns", "exec", first, ip, "link", "set", routerSide, "up"],
+                [ip, "netns", "exec", name, ip, "addr", "add", "\(own)/30", "dev", privateSide],
+                [ip, "netns", "exec", name, ip, "link", "set", privateSide, "up"],
+                [ip, "netns", "exec", name, ip, "link", "set", "lo", "up"],
+                [ip, "netns", "exec", name, ip, "route", "add", "default", "via", gateway],
+                [ip, "netns", "exec", first, "sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"],
+                [ip, "netns", "exec", first, iptables, "-t", "nat", "-A", "POSTROUTING", "-o", linked, "-j", "MASQUERADE"],
+            ]
+        } else {
+            name = first
+            router = nil
+            privateAddress = nil
+        }
         do {
             for step in steps { try await Self.run(step) }
         } catch {
             await remove()
             throw error
         }
+    }
+
+    /// Behind a NAT, sends what reaches the router's TCP `port` from this machine on to the
+    /// same port inside (a port forward, `DNAT`): how the test reaches a program there. Does
+    /// nothing without a NAT.
+    func forward(tcpPort port: Int) async throws {
+        guard let router, let privateAddress else { return }
+        try await Self.run([ip, "netns", "exec", router.name, iptables, "-t", "nat", "-A", "PREROUTING", "-i", router.outside,
+                            "-p", "tcp", "--dport", String(port), "-j", "DNAT", "--to-destination", "\(privateAddress):\(port)"])
     }
 
     /// The command that runs `program` inside the namespace.
@@ -118,6 +162,7 @@ final class NetworkNamespace: Sendable {
         for rule in rules.withLock({ $0 }) { _ = try? await Self.run([iptables, "-D"] + rule) }
         _ = try? await Self.run([ip, "link", "del", hostInterface])
         _ = try? await Self.run([ip, "netns", "del", name])
+        if let router { _ = try? await Self.run([ip, "netns", "del", router.name]) }
     }
 
     /// Runs a command; returns what it wrote, or throws with its errors when it fails.
