@@ -10,6 +10,8 @@ import GreenroomProtocol
 /// masquerades (iptables `MASQUERADE`) what leaves it for the host end: this machine sees
 /// only the router's address, `10.x.y.2`, and cannot reach the programs' own, as with a home
 /// or mobile network's NAT. ``forward(tcpPort:)`` opens a port through it for the test.
+/// With a delay, the router and the programs are joined by a ``DelayLine`` rather than a
+/// veth pair: every packet between them waits that long, each way.
 final class NetworkNamespace: Sendable {
     /// The namespace the programs run in.
     let name: String
@@ -22,6 +24,8 @@ final class NetworkNamespace: Sendable {
     private let router: (name: String, outside: String, inside: String)?
     /// The programs' own address behind the NAT.
     let privateAddress: String?
+    /// The slow link between the router and the programs, when there is one.
+    private let delayLine: DelayLine?
     private let ip: String
     private let iptables: String
     /// The firewall rules added on the host end, to delete with the namespace.
@@ -38,8 +42,10 @@ final class NetworkNamespace: Sendable {
         return nil
     }
 
-    /// Makes the namespace and its link; `behindNAT`, a masquerading router between them.
-    init(tools: (ip: String, iptables: String), behindNAT: Bool = false) async throws {
+    /// Makes the namespace and its link; `behindNAT`, a masquerading router between them;
+    /// with a `delay` (which implies the NAT), a link that holds each packet that long.
+    init(tools: (ip: String, iptables: String), behindNAT: Bool = false, delay: Duration? = nil) async throws {
+        let behindNAT = behindNAT || delay != nil
         let id = UInt32.random(in: 0..<(1 << 24))
         let tag = String(id, radix: 16)
         hostInterface = "grh\(tag)"
@@ -68,16 +74,30 @@ final class NetworkNamespace: Sendable {
             name = "greenroom-test-\(tag)"
             let routerSide = "grr\(tag)", privateSide = "grp\(tag)"
             let gateway = "192.168.\(third).\(fourth + 1)", own = "192.168.\(third).\(fourth + 2)"
-            router = (first, linked, routerSide)
             privateAddress = own
+            steps.append([ip, "netns", "add", name])
+            if let delay {
+                let line = try DelayLine(prefix: "grd\(tag)", delay: delay)
+                delayLine = line
+                router = (first, linked, line.names.0)
+                steps += [
+                    [ip, "link", "set", line.names.0, "netns", first],
+                    [ip, "link", "set", line.names.1, "netns", name],
+                ]
+            } else {
+                delayLine = nil
+                router = (first, linked, routerSide)
+                steps += [
+                    [ip, "netns", "exec", first, ip, "link", "add", routerSide, "type", "veth", "peer", "name", privateSide],
+                    [ip, "netns", "exec", first, ip, "link", "set", privateSide, "netns", name],
+                ]
+            }
+            let sides = delayLine?.names ?? (routerSide, privateSide)
             steps += [
-                [ip, "netns", "add", name],
-                [ip, "netns", "exec", first, ip, "link", "add", routerSide, "type", "veth", "peer", "name", privateSide],
-                [ip, "netns", "exec", first, ip, "link", "set", privateSide, "netns", name],
-                [ip, "netns", "exec", first, ip, "addr", "add", "\(gateway)/30", "dev", routerSide],
-                [ip, "netns", "exec", first, ip, "link", "set", routerSide, "up"],
-                [ip, "netns", "exec", name, ip, "addr", "add", "\(own)/30", "dev", privateSide],
-                [ip, "netns", "exec", name, ip, "link", "set", privateSide, "up"],
+                [ip, "netns", "exec", first, ip, "addr", "add", "\(gateway)/30", "dev", sides.0],
+                [ip, "netns", "exec", first, ip, "link", "set", sides.0, "up"],
+                [ip, "netns", "exec", name, ip, "addr", "add", "\(own)/30", "dev", sides.1],
+                [ip, "netns", "exec", name, ip, "link", "set", sides.1, "up"],
                 [ip, "netns", "exec", name, ip, "link", "set", "lo", "up"],
                 [ip, "netns", "exec", name, ip, "route", "add", "default", "via", gateway],
                 [ip, "netns", "exec", first, "sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"],
@@ -87,9 +107,11 @@ final class NetworkNamespace: Sendable {
             name = first
             router = nil
             privateAddress = nil
+            delayLine = nil
         }
         do {
             for step in steps { try await Self.run(step) }
+            delayLine?.start()
         } catch {
             await remove()
             throw error
@@ -163,6 +185,7 @@ final class NetworkNamespace: Sendable {
         _ = try? await Self.run([ip, "link", "del", hostInterface])
         _ = try? await Self.run([ip, "netns", "del", name])
         if let router { _ = try? await Self.run([ip, "netns", "del", router.name]) }
+        delayLine?.stop()
     }
 
     /// Runs a command; returns what it wrote, or throws with its errors when it fails.
