@@ -99,7 +99,7 @@ struct MediaSDKTests {
         }
     }
 
-    @Test("seed 000: a host's LiveEvent with an attached MediaEngine publishes once the event is ready; a participant's browser decodes it; exiting stops it")
+    @Test("seed 000: a host's LiveEvent with an attached MediaEngine publishes once the event is ready; a participant's browser decodes it; the host's connection is rated for both; exiting stops it")
     func liveEventHost() async throws {
         guard let programs = MediaPrograms.find(for: "the SDK media tests", browsers: true) else { return }
         try await withMediaServer(programs) { server in
@@ -123,6 +123,13 @@ struct MediaSDKTests {
             let token = try await server.token("pat")
             try await viewer.go("\(server.url.absoluteString)/demo/?join=1&token=\(token)&live=\(live.liveEventId)&role=participant&user=pat")
             try await viewer.waitForMedia(from: "hostuser", what: "a participant decodes the host")
+            // The host's engine reports its statistics: its connection is rated, for itself and the participant.
+            try await eventually("the host's LiveEvent hears its own connection rated", timeout: .seconds(30)) {
+                live.connectionQuality(of: "hostuser").map { [.excellent, .good].contains($0) } ?? false
+            }
+            try await eventually("the participant's page hears the host's rating", timeout: .seconds(20)) {
+                try await viewer.run("return window.demo.state().qualities['hostuser'] || null").stringValue == live.connectionQuality(of: "hostuser")?.rawValue
+            }
 
             try await live.exitAsHost()
             try await eventually("its feed is gone from Janus") { try await !server.publishersOnSFU("live:\(live.liveEventId)").contains(feed.feedId) }

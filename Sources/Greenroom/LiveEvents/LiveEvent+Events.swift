@@ -41,6 +41,8 @@ extension LiveEvent {
             } else if let live = try? next.data.decode(as: LiveEventEvent.self) {
                 await event.apply(live, type: next.type)
             }
+        } signal: { event, signal in
+            await event.connectionQualitySignal(signal)
         }
         let earlier = store.withLock { state in
             defer { state.pump = pump }
@@ -121,6 +123,17 @@ extension LiveEvent {
             guard let host = event.host else { return }
             await notifyHost(type, host)
         }
+    }
+
+    /// A user's connection quality changed: kept, and told.
+    func connectionQualitySignal(_ signal: StreamSignal) async {
+        guard signal.type == MediaEventType.connectionQuality,
+              let quality = try? signal.data.decode(as: MediaConnectionQualityEvent.self) else { return }
+        let changed = store.withLock { state in
+            defer { state.qualities[quality.userId] = quality.quality }
+            return state.qualities[quality.userId] != quality.quality
+        }
+        if changed { await notify(.connectionQualityChanged(userId: quality.userId, quality: quality.quality)) }
     }
 
     private func notifyHost(_ type: String, _ host: LiveEventHost) async {

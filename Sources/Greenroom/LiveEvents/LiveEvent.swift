@@ -85,6 +85,8 @@ public final class LiveEvent: Sendable {
         var delegates: [String: WeakLiveEventDelegate] = [:]
         /// Audio and video, once attached.
         var media: MediaSession?
+        /// Each user's connection quality, as last rated, by user id.
+        var qualities: [String: ConnectionQuality] = [:]
     }
 
     /// The client this event acts through.
@@ -103,6 +105,13 @@ public final class LiveEvent: Sendable {
         pump?.cancel()
         watcher?.cancel()
         changes.finish()
+    }
+
+    /// How well a host's (or any user's with media here) media gets through, as the server
+    /// last rated it; `nil` until rated (see
+    /// ``LiveEventDelegate/didConnectionQualityChange(_:userId:quality:)``).
+    public func connectionQuality(of userId: String) -> ConnectionQuality? {
+        store.withLock { $0.qualities[userId] }
     }
 
     /// Everything the server told about the event, as last heard.

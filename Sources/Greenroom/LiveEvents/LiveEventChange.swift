@@ -43,6 +43,8 @@ public enum LiveEventChange: Sendable {
     case customItemsDeleted(customItems: [String: String], deletedKeys: [String])
     /// A reaction's count changed, at most once a second (``LiveEventDelegate/didReactionCountUpdate(_:key:value:)``).
     case reactionCountUpdated(key: String, value: Int)
+    /// A user's connection quality changed (``LiveEventDelegate/didConnectionQualityChange(_:userId:quality:)``).
+    case connectionQualityChanged(userId: String, quality: ConnectionQuality)
 }
 
 extension LiveEventDelegate {
@@ -68,6 +70,7 @@ extension LiveEventDelegate {
         case .customItemsUpdated(let items, let keys): didUpdateCustomItems(liveEvent, customItems: items, updatedKeys: keys)
         case .customItemsDeleted(let items, let keys): didDeleteCustomItems(liveEvent, customItems: items, deletedKeys: keys)
         case .reactionCountUpdated(let key, let value): didReactionCountUpdate(liveEvent, key: key, value: value)
+        case .connectionQualityChanged(let userId, let quality): didConnectionQualityChange(liveEvent, userId: userId, quality: quality)
         }
     }
 }

@@ -48,6 +48,9 @@ public protocol LiveEventDelegate: AnyObject, Sendable {
     func didDeleteCustomItems(_ liveEvent: LiveEvent, customItems: [String: String], deletedKeys: [String])
     /// A reaction's count changed (at most once a second).
     func didReactionCountUpdate(_ liveEvent: LiveEvent, key: String, value: Int)
+    /// A user's connection quality changed (a host's, or anyone's with media in the event):
+    /// `excellent`, `good`, `poor` or `lost`, at most once every two seconds per user.
+    func didConnectionQualityChange(_ liveEvent: LiveEvent, userId: String, quality: ConnectionQuality)
 }
 
 extension LiveEventDelegate {
@@ -89,4 +92,6 @@ extension LiveEventDelegate {
     public func didDeleteCustomItems(_ liveEvent: LiveEvent, customItems: [String: String], deletedKeys: [String]) {}
     /// Does nothing by default.
     public func didReactionCountUpdate(_ liveEvent: LiveEvent, key: String, value: Int) {}
+    /// Does nothing by default.
+    public func didConnectionQualityChange(_ liveEvent: LiveEvent, userId: String, quality: ConnectionQuality) {}
 }

@@ -93,28 +93,11 @@ struct BrowserEngine: MediaEngine {
         return (sent["bytes"]?.numberValue ?? 0, sent["at"]?.numberValue ?? 0)
     }
 
-    /// What both connections counted, from `getStats()`.
+    /// What both connections counted, from `getStats()`, read by the demo page's
+    /// `measure` (every engine here runs in a demo page).
     func transportStats() async -> MediaTransportStats? {
-        guard let totals = try? await browser.run("""
-            return (async () => {
-              const totals = { received: 0, lost: 0, sentLoss: null, roundTrip: null, jitter: null };
-              for (const pc of [window.pub, window.sub]) {
-                if (!pc) continue;
-                (await pc.getStats()).forEach((entry) => {
-                  if (entry.type === 'inbound-rtp') {
-                    totals.received += entry.packetsReceived || 0;
-                    totals.lost += Math.max(entry.packetsLost || 0, 0);
-                    if (entry.jitter !== undefined) totals.jitter = Math.max(totals.jitter || 0, entry.jitter);
-                  } else if (entry.type === 'remote-inbound-rtp' && entry.fractionLost !== undefined) {
-                    totals.sentLoss = Math.max(totals.sentLoss || 0, entry.fractionLost);
-                  } else if (entry.type === 'candidate-pair' && entry.nominated && entry.currentRoundTripTime !== undefined) {
-                    totals.roundTrip = Math.max(totals.roundTrip || 0, entry.currentRoundTripTime);
-                  }
-                });
-              }
-              return totals;
-            })()
-            """), let received = totals["received"]?.numberValue, let lost = totals["lost"]?.numberValue else { return nil }
+        guard let totals = try? await browser.run("return window.demo.measure([window.pub, window.sub])"),
+              let received = totals["received"]?.numberValue, let lost = totals["lost"]?.numberValue else { return nil }
         return MediaTransportStats(packetsReceived: Int(received), packetsLost: Int(lost), sentFractionLost: totals["sentLoss"]?.numberValue,
                                    roundTrip: totals["roundTrip"]?.numberValue, jitter: totals["jitter"]?.numberValue)
     }

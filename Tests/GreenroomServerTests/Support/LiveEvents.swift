@@ -39,6 +39,7 @@ final class LiveEventRecorder: LiveEventDelegate {
         self.customItems.append(customItems)
     }
     func didReactionCountUpdate(_ liveEvent: LiveEvent, key: String, value: Int) { calls.append("reaction:\(key)=\(value)") }
+    func didConnectionQualityChange(_ liveEvent: LiveEvent, userId: String, quality: ConnectionQuality) { calls.append("quality:\(userId):\(quality.rawValue)") }
 
     /// The calls that start with `prefix`.
     func named(_ prefix: String) -> [String] { calls.filter { $0.hasPrefix(prefix) } }
@@ -95,6 +96,7 @@ extension LiveEventChange {
         case .customItemsUpdated(_, let keys): "itemsUpdated:\(keys.joined(separator: ","))"
         case .customItemsDeleted(_, let keys): "itemsDeleted:\(keys.joined(separator: ","))"
         case .reactionCountUpdated(let key, let value): "reaction:\(key)=\(value)"
+        case .connectionQualityChanged(let userId, let quality): "quality:\(userId):\(quality.rawValue)"
         }
     }
 }

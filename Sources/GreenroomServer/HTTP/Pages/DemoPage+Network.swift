@@ -84,10 +84,13 @@ extension DemoPage {
         log(`${signal.data.participantId}'s connection is ${signal.data.quality}`);
       }
     }
+    // What the connections counted since they were made (the SDK's MediaTransportStats):
+    // packets received and lost, the worst loss the far end reports of what is sent, the
+    // selected pair's round trip, the worst jitter received, and whether ICE is up.
     let counted = { received: 0, lost: 0 };
-    async function measure() {
+    async function measure(connections = [pubPc, subPc]) {
       const totals = { received: 0, lost: 0, sentLoss: null, roundTrip: null, jitter: null, connected: true };
-      for (const pc of [pubPc, subPc]) {
+      for (const pc of connections) {
         if (!pc) continue;
         if (pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed') totals.connected = false;
         const report = await pc.getStats();

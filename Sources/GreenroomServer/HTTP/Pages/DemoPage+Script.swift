@@ -507,7 +507,7 @@ extension DemoPage {
 
     // What tests (and the console) use.
     window.demo = {
-      join, publish, shareScreen, stats, paths, sent, livestreamStats, readClock, setQuality,
+      join, publish, shareScreen, stats, paths, sent, livestreamStats, readClock, setQuality, measure,
       state: () => JSON.parse(JSON.stringify(state)),
       send: (op, args) => conn.send(op, args),
       changeMode: (mode) => conn.send('meeting.changeMode', { meetingId: state.id, mode }),
