@@ -82,8 +82,10 @@ extension MediaPlane {
     private func startQualitySweep() {
         guard claimQualitySweep() else { return }
         Task { [weak self] in
-            while let plane = self {
+            while true {
                 try? await Task.sleep(for: .seconds(1))
+                // Not held while asleep: a plane that is gone ends the sweep.
+                guard let plane = self else { return }
                 let now = Date()
                 let reporting = plane.members().filter { $0.1.reportedAt != nil }.map(\.0)
                 if reporting.isEmpty, plane.releaseQualitySweep() { return }
