@@ -13,7 +13,8 @@ import NIOCore
 /// or a WebSocket upgrade whose token is being checked): nobody has proven who they are
 /// yet, so there may be only so many. When that many wait, the server stops accepting
 /// (the listening socket is read no more, so newcomers wait in the kernel's backlog, as
-/// in a burst of reconnections) until one of them gets there, times out or goes.
+/// in a burst of reconnections) until one of them gets there, times out or goes: its
+/// `autoRead` is off, and an ``AcceptGate`` holds the reads other handlers ask for.
 final class OpenChannels: Sendable {
     private struct State {
         var channels: [ObjectIdentifier: any Channel] = [:]
@@ -75,12 +76,17 @@ final class OpenChannels: Sendable {
     private func applyAccepting(_ listener: any Channel) {
         listener.eventLoop.execute { [self] in
             let accepting = state.withLock { $0.paused == nil }
+            // Reads asked for by other handlers wait at the gate while paused (see AcceptGate).
+            AcceptGate.of(listener)?.set(open: accepting)
             listener.setOption(ChannelOptions.autoRead, value: accepting).whenComplete { [self] _ in
                 state.withLock { $0.pauseApplied = !accepting && $0.paused != nil }
             }
             if accepting { listener.read() }
         }
     }
+
+    /// The listening channel while accepting is paused.
+    var pausedListener: (any Channel)? { state.withLock { $0.paused } }
 
     /// How many connections are before their first request.
     var pendingCount: Int { state.withLock { $0.pending.count } }
