@@ -59,8 +59,10 @@ extension MediaSession {
         // New connections count from zero again: a fall is no measurement.
         let receivedLoss = received > 0 && lost >= 0 ? Double(lost) / Double(received + lost) : nil
         let loss = [receivedLoss, stats.sentFractionLost].compactMap { $0 }.max()
+        // Down: a connection disconnected or failed, or being restarted (its ICE checks run
+        // again, and no media flows until they succeed).
         let down: Set<MediaConnectionState> = [.disconnected, .failed]
-        let connected = !connectionStates.values.contains { down.contains($0) }
+        let connected = !connectionStates.values.contains { down.contains($0) } && restarters.isEmpty
         let args = MediaStatsArgs(stream: stream, connected: connected, packetLoss: loss.map { min(max($0, 0), 1) },
                                   roundTrip: stats.roundTrip.flatMap(Self.bounded), jitter: stats.jitter.flatMap(Self.bounded))
         do {

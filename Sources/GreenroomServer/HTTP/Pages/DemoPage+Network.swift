@@ -93,6 +93,8 @@ extension DemoPage {
       for (const pc of connections) {
         if (!pc) continue;
         if (pc.iceConnectionState === 'disconnected' || pc.iceConnectionState === 'failed') totals.connected = false;
+        // Being restarted: its checks run again, and no media flows until they succeed.
+        if ((pc === pubPc && iceDown.publisher) || (pc === subPc && iceDown.subscriber)) totals.connected = false;
         const report = await pc.getStats();
         report.forEach((entry) => {
           if (entry.type === 'inbound-rtp') {
