@@ -38,16 +38,6 @@ public enum ConnectionQuality: String, Codable, Sendable, Hashable, CaseIterable
         if loss >= 0.02 || roundTrip >= 0.2 || jitter >= 0.03 { return .good }
         return .excellent
     }
-
-    /// How bad it is: 0 for `excellent`, 3 for `lost`.
-    public var severity: Int {
-        switch self {
-        case .excellent: 0
-        case .good: 1
-        case .poor: 2
-        case .lost: 3
-        }
-    }
 }
 
 /// The arguments of `media.reportStats`: the caller's own measurements in one room, over the

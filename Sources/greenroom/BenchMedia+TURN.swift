@@ -39,7 +39,7 @@ struct BenchTURN: Sendable {
         ], grace: .seconds(3))
         let turn = BenchTURN(process: process, port: port, secret: secret, directory: directory)
         for _ in 0..<100 {
-            if Self.accepts(port) { return turn }
+            if LoopbackTCP.accepts(port) { return turn }
             try await Task.sleep(for: .milliseconds(100))
         }
         turn.stop()
@@ -67,19 +67,5 @@ struct BenchTURN: Sendable {
             }
         }
         return "127.0.0.1"
-    }
-
-    /// Whether a TCP connection to the loopback `port` is accepted.
-    private static func accepts(_ port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
     }
 }

@@ -26,12 +26,13 @@ struct BenchMedia: AsyncParsableCommand {
     @OptionGroup var options: BenchOptions
 
     func run() async throws {
-        guard publishers > 0, viewers > 0, perPage > 0, seconds > 0 else { throw ValidationError("sizes must be positive") }
+        guard publishers > 0, viewers > 0, perPage > 0, seconds > 0, turnViewers >= 0 else {
+            throw ValidationError("sizes must be positive (--turn-viewers may be 0)")
+        }
         guard options.server == nil else { throw ValidationError("bench media starts its own server (with --media) and measures its Janus") }
         guard let chromium = chromium ?? ProcessInfo.processInfo.environment["GREENROOM_CHROMIUM"] ?? Serve.onPath("chromium") else {
             throw ValidationError("bench media needs Chromium: apt-get install chromium, or --chromium PATH")
         }
-        guard turnViewers >= 0 else { throw ValidationError("--turn-viewers must not be negative") }
         let turn = turnViewers > 0 ? try await BenchTURN.start(turnserver) : nil
         defer { turn?.stop() }
         let target = try await BenchTarget.start(options, serveArguments: ["--media", "--media-ice-interfaces", "lo"] + (turn?.serveArguments ?? []))
@@ -92,11 +93,10 @@ struct BenchMedia: AsyncParsableCommand {
         if ready.isEmpty { ready = try await Self.reports(client, meetingId, kind: "ready") }
         for errors in ready.compactMap({ $0["errors"]?.arrayValue }) where !errors.isEmpty { BenchReport.progress("viewer errors: \(errors)") }
         let isRelayed = { (report: [String: RawJSON]) in (report["page"]?.numberValue ?? 0) >= Double(directPages) }
-        let relayedFirst = ready.filter(isRelayed).flatMap { $0["first"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
+        let relayedFirst = Self.numbers(ready.filter(isRelayed), "first")
         let relayedPaths = ready.filter(isRelayed).flatMap { $0["paths"]?.arrayValue ?? [] }.compactMap(\.stringValue)
         ready = ready.filter { !isRelayed($0) }
-        let first = ready.flatMap { $0["first"]?.arrayValue ?? [] }
-        let decodedFirst = first.compactMap(\.numberValue).sorted()
+        let decodedFirst = Self.numbers(ready, "first")
         let failedViewers = ready.reduce(0) { $0 + Int($1["failed"]?.numberValue ?? 0) } + (directPages - ready.count) * perPage
 
         BenchReport.progress("\(decodedFirst.count) of \(viewers * publishers) viewer streams decode; measuring \(seconds) s")
@@ -115,8 +115,8 @@ struct BenchMedia: AsyncParsableCommand {
             let reports = try await Self.reports(client, meetingId, kind: "fps")
             return reports.count >= ready.count + relayedPages ? reports : nil
         }) ?? []
-        let relayedFps = rates.filter(isRelayed).flatMap { $0["fps"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
-        let fps = rates.filter { !isRelayed($0) }.flatMap { $0["fps"]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
+        let relayedFps = Self.numbers(rates.filter(isRelayed), "fps")
+        let fps = Self.numbers(rates.filter { !isRelayed($0) }, "fps")
 
         let elapsed = to.timeIntervalSince(from)
         // Each publisher's feed goes to every viewer and to every other publisher's page.
@@ -186,6 +186,12 @@ struct BenchMedia: AsyncParsableCommand {
             byPage[message.payload.json["page"]?.numberValue ?? -1] = message.payload.json
         }
         return Array(byPage.values)
+    }
+
+    /// The numbers of the pages' reports' `key` arrays, together, sorted (a viewer that
+    /// reported none, `null`, is left out).
+    static func numbers(_ reports: [[String: RawJSON]], _ key: String) -> [Double] {
+        reports.flatMap { $0[key]?.arrayValue ?? [] }.compactMap(\.numberValue).sorted()
     }
 
     /// The value at `percent` of sorted `values` (nearest rank).

@@ -177,14 +177,7 @@ final class SoakLoad: Sendable {
         defer { Glibc.close(fd) }
         var size: Int32 = 4096
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw BenchSubscriberError(description: "cannot connect") }
+        guard LoopbackTCP.connect(fd, port: port) else { throw BenchSubscriberError(description: "cannot connect") }
         let request = "GET /v1/connect HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer \(token)\r\n\r\n"
         let subscribe = BenchRawClient.maskedFrame(opcode: 1, payload: Array(#"{"id":1,"op":"stream.subscribe","args":{"stream":"\#(stream)-bulk","since":{"offset":0,"epoch":""}}}"#.utf8))

@@ -121,11 +121,12 @@ extension MediaNetworkTests {
             let media = await meeting.attachMedia(engine)
             try await eventually("the engine publishes", timeout: .seconds(60)) { await media.isPublishing }
             try await Task.sleep(for: .seconds(8))
-            let first = try await engine.videoSent()
+            let first = try await engine.outbound()["video"] ?? [:]
             try await Task.sleep(for: .seconds(5))
-            let second = try await engine.videoSent()
+            let second = try await engine.outbound()["video"] ?? [:]
             await page.close()
-            return (second.bytes - first.bytes) * 8 / max((second.at - first.at) / 1000, 0.001)
+            func delta(_ key: String) -> Double { (second[key] ?? 0) - (first[key] ?? 0) }
+            return delta("bytesSent") * 8 / max(delta("timestamp") / 1000, 0.001)
         }
     }
 }

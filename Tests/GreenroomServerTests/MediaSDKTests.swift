@@ -150,7 +150,7 @@ struct MediaSDKTests {
             let (watcher, _, _) = try await server.joined("wes", meeting: "mute", as: "wes", mode: .RECV_ONLY)
             let (_, meeting, _) = try await server.joined("sam", meeting: "mute", as: "sam", mode: .SEND_AND_RECV, mic: true, webcam: false)
             let media = await meeting.attachMedia(engine)
-            func sent(_ kind: String) async throws -> Double { try await engine.packetsSent()[kind] ?? 0 }
+            func sent(_ kind: String) async throws -> Double { try await engine.outbound()[kind]?["packetsSent"] ?? 0 }
             func samOnServer() async throws -> MeetingParticipant? {
                 try await watcher.send(MeetingOperation.get, args: MeetingRef(meetingId: "mute")).participants.first { $0.participantId == "sam" }
             }

@@ -160,7 +160,7 @@ package struct JanusConfiguration {
             }
             media: {
                 rtp_port_range = "20000-60000"
-                # `slowlink` events (off by default): 8 or more packets a second lost on the
+                # `slowlink` events (off by default): this many packets a second lost on the
                 # way in, or asked for again (NACK) on the way out, rate a connection poor.
                 slowlink_threshold = \(Self.slowlinkThreshold)
             }

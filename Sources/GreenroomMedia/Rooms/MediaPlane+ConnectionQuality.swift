@@ -56,7 +56,7 @@ extension MediaPlane {
         guard let report = member.report, let reportedAt = member.reportedAt else { return nil }
         if now.timeIntervalSince(reportedAt) > reportsStaleAfter { return .lost }
         let rated = ConnectionQuality.rate(report)
-        if let slow = member.slowlinkAt, now.timeIntervalSince(slow) < slowlinkHolds, rated.severity < ConnectionQuality.poor.severity {
+        if let slow = member.slowlinkAt, now.timeIntervalSince(slow) < slowlinkHolds, rated == .excellent || rated == .good {
             return .poor
         }
         return rated

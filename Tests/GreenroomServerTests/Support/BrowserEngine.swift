@@ -78,21 +78,6 @@ struct BrowserEngine: MediaEngine {
             """))
     }
 
-    /// The video bytes the sending connection sent so far, and when `getStats` counted them
-    /// (milliseconds).
-    func videoSent() async throws -> (bytes: Double, at: Double) {
-        let sent = try await browser.run("""
-            return (async () => {
-              let found = { bytes: 0, at: 0 };
-              if (window.pub) (await window.pub.getStats()).forEach((entry) => {
-                if (entry.type === 'outbound-rtp' && entry.kind === 'video') found = { bytes: found.bytes + entry.bytesSent, at: entry.timestamp };
-              });
-              return found;
-            })()
-            """)
-        return (sent["bytes"]?.numberValue ?? 0, sent["at"]?.numberValue ?? 0)
-    }
-
     /// What both connections counted, from `getStats()`, read by the demo page's
     /// `measure` (every engine here runs in a demo page).
     func transportStats() async -> MediaTransportStats? {
@@ -182,19 +167,23 @@ struct BrowserEngine: MediaEngine {
             """)
     }
 
-    /// Packets sent so far on the sending connection, by kind.
-    func packetsSent() async throws -> [String: Double] {
+    /// What the sending connection sent, by kind, summed over its tracks: `packetsSent`,
+    /// `bytesSent`, and the `timestamp` (ms) `getStats` counted them at.
+    func outbound() async throws -> [String: [String: Double]] {
         let stats = try await browser.run("""
             return (async () => {
               const out = {};
               if (!window.pub) return out;
               (await window.pub.getStats()).forEach((entry) => {
-                if (entry.type === 'outbound-rtp') out[entry.kind] = (out[entry.kind] || 0) + (entry.packetsSent || 0);
+                if (entry.type !== 'outbound-rtp') return;
+                const kind = out[entry.kind] || (out[entry.kind] = {});
+                for (const key of ['packetsSent', 'bytesSent']) kind[key] = (kind[key] || 0) + (entry[key] || 0);
+                kind.timestamp = entry.timestamp;
               });
               return out;
             })()
             """)
-        return (stats.dictionaryValue ?? [:]).compactMapValues(\.numberValue)
+        return (stats.dictionaryValue ?? [:]).mapValues { ($0.dictionaryValue ?? [:]).compactMapValues(\.numberValue) }
     }
 
     /// What the receiving connection got, by kind, summed over its tracks: `framesDecoded`,

@@ -87,7 +87,6 @@ extension DemoPage {
     // What the connections counted since they were made (the SDK's MediaTransportStats):
     // packets received and lost, the worst loss the far end reports of what is sent, the
     // selected pair's round trip, the worst jitter received, and whether ICE is up.
-    let counted = { received: 0, lost: 0 };
     async function measure(connections = [pubPc, subPc]) {
       const totals = { received: 0, lost: 0, sentLoss: null, roundTrip: null, jitter: null, connected: true };
       for (const pc of connections) {
@@ -110,6 +109,7 @@ extension DemoPage {
       }
       return totals;
     }
+    let counted = { received: 0, lost: 0 };
     setInterval(async () => {
       if (!state.connected || !(pubPc || subPc)) return;
       try {
