@@ -6,7 +6,7 @@ import Testing
 
 /// The REST calls the console is built on, with the API key: each reads what it says, and
 /// each change reaches connected clients as the same change made by a user would.
-@Suite("The app's backend over REST: what the console reads and fixes", .timeLimit(.minutes(15)))
+@Suite("The app's backend over REST: what the console reads and fixes", .wholeRun)
 struct AdminRESTTests {
     @Test("channels paged newest activity first; members and recent messages; a member removed and a message deleted reach the members; a second removal is refused")
     func chat() async throws {

@@ -4,7 +4,7 @@ import GreenroomProtocol
 import GreenroomServer
 import Testing
 
-@Suite("App streams: the backend publishes over REST, granted clients over their WebSocket", .timeLimit(.minutes(15)))
+@Suite("App streams: the backend publishes over REST, granted clients over their WebSocket", .wholeRun)
 struct AppStreamTests {
     @Test("a batch (POST /v1/events) stores many events to several streams in one commit, in order; a repeated idempotency key stores nothing new; a batch with one bad event stores none of it")
     func batch() async throws {

@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("The greenroom command", .timeLimit(.minutes(15)))
+@Suite("The greenroom command", .wholeRun)
 struct CLITests {
     @Test("serve: flags, secret and database files of mode 0600 in a directory of 0700, health, and a graceful stop on SIGTERM that turns /ready to 503 for the unready delay first")
     func serve() async throws {

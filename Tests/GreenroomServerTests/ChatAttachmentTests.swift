@@ -10,7 +10,7 @@ import FoundationNetworking
 /// Chat attachments through the real server and the SDK: resumable uploads, images read by
 /// ffprobe with thumbnails from ffmpeg, files only for the channel's members, and gone with
 /// their message or channel.
-@Suite("Chat attachments: uploads, images, member-only reading, removal", .timeLimit(.minutes(15)))
+@Suite("Chat attachments: uploads, images, member-only reading, removal", .wholeRun)
 struct ChatAttachmentTests {
     /// A 640×480 PNG made by ffmpeg's test source.
     static func makeImage(_ ffmpeg: String) async throws -> URL {

@@ -3,7 +3,7 @@ import Foundation
 import GreenroomProtocol
 import Testing
 
-@Suite("The SDK's loaded messages", .timeLimit(.minutes(15)))
+@Suite("The SDK's loaded messages", .wholeRun)
 struct ChatMessageOrderTests {
     private static func message(_ sequence: Int64, _ text: String = "", id: String? = nil) -> ChatMessage {
         ChatMessage(id: id ?? "m\(sequence)", channelId: "c", senderId: "u", text: text, extraData: [:], sequence: sequence,

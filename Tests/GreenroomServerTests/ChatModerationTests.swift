@@ -5,7 +5,7 @@ import Testing
 
 /// Freeze, slow mode and mutes on each storage backend: each refused sender gets its own
 /// error code, and a refusal stores nothing.
-@Suite("Chat moderation on every backend", .timeLimit(.minutes(15)))
+@Suite("Chat moderation on every backend", .wholeRun)
 struct ChatModerationTests {
     @Test("a muted member reads and cannot send until unmuted or its mute ends; a frozen channel lets only operators send; slow mode spaces a member's messages, not an operator's; only operators moderate", arguments: Backend.allCases)
     func moderation(_ backend: Backend) async throws {

@@ -3,7 +3,7 @@ import Greenroom
 @testable import GreenroomServer
 import Testing
 
-@Suite("Chat: the server enforces every rule", .timeLimit(.minutes(15)))
+@Suite("Chat: the server enforces every rule", .wholeRun)
 struct ChatPermissionTests {
     @Test("the permission matrix: each refusal has its code and changes nothing")
     func permissionMatrix() async throws {

@@ -4,7 +4,7 @@ import GreenroomProtocol
 import Testing
 
 /// Pinned messages on each storage backend, through the chat service as a caller uses it.
-@Suite("Chat pinned messages on every backend", .timeLimit(.minutes(15)))
+@Suite("Chat pinned messages on every backend", .wholeRun)
 struct ChatPinTests {
     @Test("operators pin and unpin; members list the pins, the latest first; the channel hears message.updated; a deleted message is unpinned; the pins are bounded", arguments: Backend.allCases)
     func pins(_ backend: Backend) async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Read positions and unread counts, on each storage backend: the chat service as a caller
 /// uses it, and every count checked against one computed from the channel's stored log.
-@Suite("Chat read state on every backend", .timeLimit(.minutes(15)))
+@Suite("Chat read state on every backend", .wholeRun)
 struct ChatReadStateTests {
     /// The unread messages of `userId` computed from the channel's stored events alone:
     /// messages announced after its read position (as `channel.reads` gives it), minus those

@@ -5,7 +5,7 @@ import Testing
 
 /// Read and delivery receipts on each storage backend: deliveries move forward only, and a
 /// big channel's receipts are announced in batches, one event per kind a flush.
-@Suite("Chat receipts on every backend", .timeLimit(.minutes(15)))
+@Suite("Chat receipts on every backend", .wholeRun)
 struct ChatReceiptTests {
     @Test("delivery: forward only, not past a read, listed with the reads, announced at once in a small channel, gone with the member's departure", arguments: Backend.allCases)
     func delivery(_ backend: Backend) async throws {

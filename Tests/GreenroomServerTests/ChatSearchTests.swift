@@ -5,7 +5,7 @@ import Testing
 
 /// Message search on each storage backend (FTS5, PostgreSQL's full-text search, a scan in
 /// memory): the index is written with the message, so a search finds messages as they are.
-@Suite("Message search on every backend", .timeLimit(.minutes(15)))
+@Suite("Message search on every backend", .wholeRun)
 struct ChatSearchTests {
     @Test("search finds whole words in the caller's joined channels only, an edited message by its new text only, never a deleted one; by sender, time, relevance and page", arguments: Backend.allCases)
     func search(_ backend: Backend) async throws {

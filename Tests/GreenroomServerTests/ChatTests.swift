@@ -4,7 +4,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Chat: channels, members, invitations and messages", .timeLimit(.minutes(15)))
+@Suite("Chat: channels, members, invitations and messages", .wholeRun)
 struct ChatTests {
     @Test("pending invitations: accepted and declined, with the events each side sees")
     func pendingInvitations() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Threads and quoted replies on each storage backend, through the chat service as a caller
 /// uses it; the thread's counts are checked against counts computed from the stored log.
-@Suite("Chat threads and quotes on every backend", .timeLimit(.minutes(15)))
+@Suite("Chat threads and quotes on every backend", .wholeRun)
 struct ChatThreadTests {
     /// A thread's replies not deleted, from the channel's stored events alone.
     static func repliesFromLog(_ harness: DomainRuleTests.Harness, _ channel: ChannelId, _ parentId: String) async throws -> Set<String> {

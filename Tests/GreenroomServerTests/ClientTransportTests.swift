@@ -7,7 +7,7 @@ import Testing
 /// The SDK's connection attempts against nodes that misbehave during the handshake: each
 /// attempt ends (no attempt can hold the client forever), its socket is closed, and the
 /// client goes on to a node that works.
-@Suite("The SDK's connection attempts always end", .timeLimit(.minutes(15)))
+@Suite("The SDK's connection attempts always end", .wholeRun)
 struct ClientTransportTests {
     /// A client whose first URL is `stub` and whose second is the real server.
     private func client(first stub: StubListener, then server: TestServer, _ configure: (inout ClientConfiguration) -> Void = { _ in }) -> GreenroomClient {

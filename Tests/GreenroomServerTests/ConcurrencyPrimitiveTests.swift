@@ -5,7 +5,7 @@ import Testing
 
 /// The home-made waiting primitives let every waiter go, cancelled or not, and never let
 /// two holders in at once.
-@Suite("AsyncLock, CommandPipeline and CommandTurn leave no waiter behind", .timeLimit(.minutes(15)))
+@Suite("AsyncLock, CommandPipeline and CommandTurn leave no waiter behind", .wholeRun)
 struct ConcurrencyPrimitiveTests {
     @Test("AsyncLock: 200 contenders, half of them cancelled while they wait: one holder at a time, first come first served, every one served, nothing left waiting")
     func asyncLock() async throws {

@@ -7,7 +7,7 @@ import Testing
 /// The admin console at `/console`, driven in headless Chromium: it signs in with the API
 /// key, lists and fixes what the app holds over the REST API, and what it changes reaches
 /// connected clients. A screenshot of each page is written under `.build/console-screenshots`.
-@Suite("Admin console in a real browser", .timeLimit(.minutes(15)))
+@Suite("Admin console in a real browser", .wholeRun)
 struct ConsoleBrowserTests {
     static var screenshots: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,7 @@ import PostgresNIO
 import Testing
 
 /// A node killed with SIGKILL, or a database that fails a write batch, loses nothing acknowledged.
-@Suite("Crash safety", .timeLimit(.minutes(15)))
+@Suite("Crash safety", .wholeRun)
 struct CrashSafetyTests {
     /// Every message of a channel, oldest first, read page by page from the newest.
     func history(_ client: GreenroomClient, _ channel: ChannelId) async throws -> [ChatMessage] {

@@ -6,7 +6,7 @@ import Testing
 
 /// Deleted means gone from everything a client can still read: a deleted channel's
 /// history, a deleted message's text, a deleted user's memberships and tokens.
-@Suite("Deleted stays deleted", .timeLimit(.minutes(15)))
+@Suite("Deleted stays deleted", .wholeRun)
 struct DeletionTests {
     /// Whether any stored event of `stream` holds `text` anywhere in its data.
     static func storedEvents(_ server: TestServer, _ stream: String, contain text: String) async throws -> Bool {

@@ -6,7 +6,7 @@ import Testing
 /// The capabilities' rules on in-memory storage, without a server or a socket: each test
 /// builds the core's services, calls a capability's service as a caller would, and reads
 /// what was stored and announced.
-@Suite("Capability rules on in-memory storage", .timeLimit(.minutes(15)))
+@Suite("Capability rules on in-memory storage", .wholeRun)
 struct DomainRuleTests {
     /// The core's services on a fresh database (in memory unless told), with the event log running.
     final class Harness: Sendable {

@@ -5,7 +5,7 @@ import Testing
 
 /// `GREENROOM_DURABILITY`: whether a commit waits for the disk, and what a node does after
 /// the machine went down with commits only the operating system had.
-@Suite("Durability: disk or process", .timeLimit(.minutes(15)))
+@Suite("Durability: disk or process", .wholeRun)
 struct DurabilityTests {
     static func synchronous(_ storage: SQLiteStorage) async throws -> Int? {
         try await storage.writerThread.run { try storage.writer.query("PRAGMA synchronous").first?.column("synchronous")?.integer }

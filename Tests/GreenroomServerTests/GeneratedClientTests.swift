@@ -9,7 +9,7 @@ import Testing
 /// The REST API as an app's backend sees it through a client generated from
 /// docs/openapi.json by swift-openapi-generator (the `GreenroomGeneratedClient` target): every
 /// call below is the generator's, with the README's few lines of setup.
-@Suite("REST from a generated client", .timeLimit(.minutes(15)))
+@Suite("REST from a generated client", .wholeRun)
 struct GeneratedClientTests {
     @Test("users, channels and messages; publishing to app:NAME and user:ID and reading after an offset; paging to the end; an upload; a 404's error body")
     func backendFlow() async throws {

@@ -6,7 +6,7 @@ import Greenroom
 import Synchronization
 import Testing
 
-@Suite("Slow consumers, graceful shutdown and restarts", .timeLimit(.minutes(15)))
+@Suite("Slow consumers, graceful shutdown and restarts", .wholeRun)
 struct LifecycleTests {
     @Test("a client that stops reading until its socket is full, then reads again, receives every event in order and is not dropped")
     func pausingReader() async throws {

@@ -4,7 +4,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Live events: custom items, counts and hosts' connections", .timeLimit(.minutes(15)))
+@Suite("Live events: custom items, counts and hosts' connections", .wholeRun)
 struct LiveEventItemsTests {
     @Test("custom items: upsert, delete some, delete all; refusals by role, state and limits; 50 participants see each change; late entrants see the items")
     func customItems() async throws {

@@ -3,7 +3,7 @@ import Greenroom
 @testable import GreenroomServer
 import Testing
 
-@Suite("Live events: states, roles, custom items, counts", .timeLimit(.minutes(15)))
+@Suite("Live events: states, roles, custom items, counts", .wholeRun)
 struct LiveEventTests {
     @Test("the state machine; every refused transition and role with its code")
     func stateMachine() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Who is on a livestream's picture and how ffmpeg lays it out, for lineups the browser tests
 /// do not reach (four to six tiles, shares of several participants), without Janus or ffmpeg.
-@Suite("Livestream lineups and layouts", .timeLimit(.minutes(15)))
+@Suite("Livestream lineups and layouts", .wholeRun)
 struct LivestreamLineupTests {
     static func feed(_ id: String, share: Bool = false, camera: Bool = true, audio: Bool = true) -> MediaFeed {
         var tracks: [MediaTrack] = []

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// The HLS livestream of a stage (issue 17): headless Chromiums publish fake cameras and
 /// microphones through a real Janus, Janus forwards their RTP, a real ffmpeg composes it into
 /// HLS, and ffprobe and ffmpeg read what Greenroom serves.
-@Suite("Livestreams", .serialized, .timeLimit(.minutes(15)))
+@Suite("Livestreams", .serialized, .wholeRun)
 struct LivestreamTests {
     /// What the tests read the HLS with.
     static func tools() -> (ffmpeg: String, ffprobe: String)? { TestEnvironment.ffmpeg(for: "the livestream tests") }

@@ -6,7 +6,7 @@ import Logging
 import Testing
 
 /// The operator's road from one node to many: `greenroom migrate` and `greenroom backup`.
-@Suite("Operating: migrating a store to PostgreSQL, backing up a running node", .timeLimit(.minutes(15)))
+@Suite("Operating: migrating a store to PostgreSQL, backing up a running node", .wholeRun)
 struct MaintenanceTests {
     static let logger = Logger(label: "greenroom.test.maintenance")
 

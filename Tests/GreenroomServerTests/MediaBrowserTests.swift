@@ -7,7 +7,7 @@ import Testing
 
 /// Audio and video end to end: headless Chromiums with fake cameras and microphones on the
 /// demo page, a real Janus run by the server, Greenroom relaying the signalling.
-@Suite("Media in real browsers", .serialized, .timeLimit(.minutes(15)))
+@Suite("Media in real browsers", .serialized, .wholeRun)
 struct MediaBrowserTests {
     @Test("seed 001 on stage: two RECV_ONLY viewers decode the host; one invited over HOSTREQUESTED publishes to both; back in RECV_ONLY its publisher is gone")
     func stage() async throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// Media across firewalls: the STUN and TURN servers Greenroom hands clients, with TURN
 /// credentials it issues for a real coturn, used by real browsers.
-@Suite("Media across firewalls: STUN, TURN and NAT settings", .serialized, .timeLimit(.minutes(15)))
+@Suite("Media across firewalls: STUN, TURN and NAT settings", .serialized, .wholeRun)
 struct MediaNetworkTests {
     @Test("the media network settings from the environment: TURN URLs with coturn's secret, STUN URLs, the lifetime, Janus's public address and STUN server; what is malformed or half set up is refused")
     func settingsFromEnvironment() throws {

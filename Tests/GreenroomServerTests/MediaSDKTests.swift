@@ -6,7 +6,7 @@ import Testing
 
 /// The SDK's media signalling (``MediaSession``) against a real Janus, with a real browser's
 /// WebRTC behind its ``MediaEngine``, beside a demo-page participant.
-@Suite("Media through the SDK", .serialized, .timeLimit(.minutes(15)))
+@Suite("Media through the SDK", .serialized, .wholeRun)
 struct MediaSDKTests {
     /// Frames the engine's page decoded from `participantId`'s feed.
     func frames(_ engine: BrowserEngine, _ media: MediaSession, from participantId: String) async throws -> Double {

@@ -6,7 +6,7 @@ import Testing
 
 /// The media control plane over the SDK's WebSocket: rights are checked by Greenroom before
 /// anything reaches Janus (a real Janus, run by the server as `serve --media` runs it).
-@Suite("Media: rights and availability", .timeLimit(.minutes(15)))
+@Suite("Media: rights and availability", .wholeRun)
 struct MediaTests {
     @Test("without a media server, media operations answer unavailable and say how to enable media; the rest works")
     func withoutMedia() async throws {

@@ -4,7 +4,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Stage meetings: modes, pins, pub/sub and the invite-on-stage flow", .timeLimit(.minutes(15)))
+@Suite("Stage meetings: modes, pins, pub/sub and the invite-on-stage flow", .wholeRun)
 struct MeetingTests {
     @Test("the seed's flow: a viewer invited on stage accepts, another declines; sendOnly reaches no one else, not even after a reconnect")
     func inviteOnStage() async throws {

@@ -8,7 +8,7 @@ import Testing
 
 /// The README's table of metrics is the operator's reference: it must name what a node
 /// serves, as it serves it.
-@Suite("The metrics' documentation", .timeLimit(.minutes(15)))
+@Suite("The metrics' documentation", .wholeRun)
 struct MetricsDocumentationTests {
     /// The metrics `server` serves at `/metrics` (with its API key), by name, with their
     /// types from the `# TYPE` lines.

@@ -10,7 +10,7 @@ import Testing
 /// The monitoring the repository ships (docs/monitoring/): alert rules checked by promtool,
 /// loaded by a real Prometheus that scrapes a real node, and a Grafana dashboard whose every
 /// query that Prometheus runs.
-@Suite("Monitoring: Prometheus, its alert rules, the Grafana dashboard", .timeLimit(.minutes(15)))
+@Suite("Monitoring: Prometheus, its alert rules, the Grafana dashboard", .wholeRun)
 struct MonitoringTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/monitoring")

@@ -4,7 +4,7 @@ import GreenroomServer
 import Testing
 
 /// Several Greenroom nodes on one PostgreSQL database.
-@Suite("Many nodes on PostgreSQL", .timeLimit(.minutes(15)))
+@Suite("Many nodes on PostgreSQL", .wholeRun)
 struct MultiNodeTests {
     /// Runs `body` with a fresh database and a data directory the nodes share (so they
     /// share the app secret and API key); nothing when PostgreSQL is not available.

@@ -8,7 +8,7 @@ import Testing
 /// actions queued while offline and sent once each, and the store brought up to date from
 /// its stream positions. Real server (stopped and started again on its port and data
 /// directory), real SQLite file on both sides.
-@Suite("SDK offline: local store and queued actions", .timeLimit(.minutes(10)))
+@Suite("SDK offline: local store and queued actions", .wholeRun)
 struct OfflineStoreTests {
     @Test("5 messages sent while the server is stopped show pending at once, and once it is back each arrives once, in order, and goes pending → sent")
     func queuedWhileServerDown() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// The OpenAPI document and the server agree: every route the router has is in the document,
 /// and every operation of the document is a route.
-@Suite("OpenAPI: the REST API's contract", .timeLimit(.minutes(15)))
+@Suite("OpenAPI: the REST API's contract", .wholeRun)
 struct OpenAPITests {
     /// The repository's docs/openapi.json.
     static var repositoryCopy: URL {

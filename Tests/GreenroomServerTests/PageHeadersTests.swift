@@ -5,7 +5,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("The pages' security headers", .timeLimit(.minutes(15)))
+@Suite("The pages' security headers", .wholeRun)
 struct PageHeadersTests {
     @Test("the console and the demo page, and their scripts, forbid framing, sniffing, foreign scripts and the Referer")
     func headers() async throws {

@@ -5,7 +5,7 @@ import Testing
 
 /// Path parameters as generated clients send them: percent-encoded, decoded once by the
 /// server on every route.
-@Suite("REST path parameters are percent-decoded", .timeLimit(.minutes(15)))
+@Suite("REST path parameters are percent-decoded", .wholeRun)
 struct PathDecodingTests {
     @Test("an encoded ':' in a stream name, '@' and '.' in ids, decoded once on publishing, reading, users and channels")
     func encodedParametersAreDecoded() async throws {

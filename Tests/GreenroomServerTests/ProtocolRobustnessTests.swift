@@ -3,7 +3,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Bad frames get clear errors and the connection survives", .timeLimit(.minutes(15)))
+@Suite("Bad frames get clear errors and the connection survives", .wholeRun)
 struct ProtocolRobustnessTests {
     func connectRaw(_ server: TestServer, _ user: String) async throws -> RawSocket {
         let socket = try RawSocket(port: server.port)

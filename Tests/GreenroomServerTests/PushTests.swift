@@ -8,7 +8,7 @@ import Testing
 /// Push notifications to members who are not connected, through a local APNs that checks
 /// every request the way Apple documents it (HTTP/2, TLS, ES256 provider token, headers,
 /// payload) and answers with APNs's statuses.
-@Suite("Push notifications through APNs", .timeLimit(.minutes(15)))
+@Suite("Push notifications through APNs", .wholeRun)
 struct PushTests {
     static let keyId = "ABC123DEFG"
     static let teamId = "TEAM123456"

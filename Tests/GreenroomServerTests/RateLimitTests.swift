@@ -6,7 +6,7 @@ import Testing
 
 /// Each user's budget by operation class: one abusive client gets `rateLimited` with a
 /// wait, and nobody else notices.
-@Suite("Rate limits", .timeLimit(.minutes(15)))
+@Suite("Rate limits", .wholeRun)
 struct RateLimitTests {
     @Test("a client sending at ten times its rate gets rateLimited with retryAfterMs and keeps its connection; a client beside it gets everything through")
     func abusiveClientIsLimited() async throws {

@@ -11,7 +11,7 @@ import FoundationNetworking
 /// Recordings that become videos (issue 39): two headless Chromiums publish on a stage
 /// through a real Janus, the stage's livestream (a real ffmpeg) is kept while recording, and
 /// the recording is made into an MP4 that the video feed processes like any upload.
-@Suite("Recordings", .serialized, .timeLimit(.minutes(15)))
+@Suite("Recordings", .serialized, .wholeRun)
 struct RecordingTests {
     /// The mean colour (red, green, blue) of the 640×360 tile at `column` in the frame at
     /// `time` seconds of a file.

@@ -3,7 +3,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Streams: positions, replay and recovery", .timeLimit(.minutes(15)))
+@Suite("Streams: positions, replay and recovery", .wholeRun)
 struct RecoveryTests {
     @Test("1,000 events while the server cuts the connection three times: all arrive, in order, once, recovered")
     func recoveryAcrossCuts() async throws {

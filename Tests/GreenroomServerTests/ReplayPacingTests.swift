@@ -4,7 +4,7 @@ import GreenroomProtocol
 import Testing
 
 /// A replay is paced by the socket and held to the same outbound limits as live events.
-@Suite("Replays held to the outbound limit", .timeLimit(.minutes(15)))
+@Suite("Replays held to the outbound limit", .wholeRun)
 struct ReplayPacingTests {
     @Test("a client that replays a full log of large events and never reads holds at most its outbound queue, and is closed as a slow consumer though it keeps sending")
     func replayOfANonReader() async throws {

@@ -4,7 +4,7 @@ import Testing
 
 /// What only the embedded storage does: its write-ahead log is copied back into the file
 /// by the checkpointer, not by the committing writer.
-@Suite("SQLite storage", .timeLimit(.minutes(15)))
+@Suite("SQLite storage", .wholeRun)
 struct SQLiteStorageTests {
     static func walSize(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0

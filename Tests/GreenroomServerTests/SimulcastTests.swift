@@ -6,7 +6,7 @@ import Testing
 
 /// Simulcast (issue 39): a browser sends its camera in three layers through a real Janus,
 /// and a receiver chooses the one it gets.
-@Suite("Simulcast: the layer each receiver chooses", .serialized, .timeLimit(.minutes(15)))
+@Suite("Simulcast: the layer each receiver chooses", .serialized, .wholeRun)
 struct SimulcastTests {
     @Test("a publisher sends a 960×540 camera in three layers; a receiver that asks low as soon as it decodes gets the smallest (frame width from getStats), then high the largest and medium the middle one; a feed it does not receive is refused")
     func qualityChoice() async throws {

@@ -4,7 +4,7 @@ import Greenroom
 import Testing
 
 /// Connections that never prove who they are: they get so long, and so many of them.
-@Suite("Strangers' connections: the header timeout and the cap", .timeLimit(.minutes(15)))
+@Suite("Strangers' connections: the header timeout and the cap", .wholeRun)
 struct SlowClientTests {
     /// Opens a socket that sends part of a request's headers and nothing more.
     static func dribbler(_ port: Int) throws -> RawSocket {

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Every storage operation, run against SQLite and PostgreSQL alike.
-@Suite("Storage conformance", .timeLimit(.minutes(15)))
+@Suite("Storage conformance", .wholeRun)
 struct StorageConformanceTests {
     static func user(_ id: String, _ nickname: String, extra: [String: RawJSON] = [:]) -> User {
         let now = Date(timeIntervalSince1970: 1_800_000_000)

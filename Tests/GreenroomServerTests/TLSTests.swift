@@ -6,7 +6,7 @@ import NIOSSL
 import Testing
 
 /// `serve --tls-cert/--tls-key`: HTTPS and `wss://`, with a CA made by the test.
-@Suite("TLS: HTTPS and wss:// with the server's own certificate", .timeLimit(.minutes(15)))
+@Suite("TLS: HTTPS and wss:// with the server's own certificate", .wholeRun)
 struct TLSTests {
     /// A server on `localhost` with a certificate from `authority`.
     func withTLSServer<T>(_ authority: TestCertificateAuthority, hostName: String = "localhost",

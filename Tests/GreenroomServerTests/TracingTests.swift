@@ -7,7 +7,7 @@ import Testing
 /// Tracing (issue 42): each command's span from its WebSocket frame through its write to
 /// every node's delivery of its events, exported over OTLP/HTTP by swift-otel to a
 /// collector (``OTLPReceiver`` here), and nothing made at all when it is not configured.
-@Suite("Tracing over OTLP", .timeLimit(.minutes(5)))
+@Suite("Tracing over OTLP", .wholeRun)
 struct TracingTests {
     /// Tracing to `receiver` at `endpoint`, exporting every 50 ms.
     static func tracing(_ endpoint: String, service: String = "greenroom") -> (inout ServerConfiguration) -> Void {

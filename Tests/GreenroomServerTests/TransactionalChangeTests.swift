@@ -5,7 +5,7 @@ import Testing
 
 /// Every change is stored in one transaction with the checks that allow it and the events
 /// that announce it: limits hold under concurrent requests, on one node and on two.
-@Suite("Changes and their events, in one transaction", .timeLimit(.minutes(15)))
+@Suite("Changes and their events, in one transaction", .wholeRun)
 struct TransactionalChangeTests {
     /// Connects `users` to the servers (round robin), then has every one join meeting
     /// `meetingId` at once; returns how many got in and the codes of those refused.

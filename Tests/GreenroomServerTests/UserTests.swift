@@ -3,7 +3,7 @@ import Greenroom
 import GreenroomServer
 import Testing
 
-@Suite("Users over REST and the WebSocket", .timeLimit(.minutes(15)))
+@Suite("Users over REST and the WebSocket", .wholeRun)
 struct UserTests {
     @Test("create, get, full update, partial update, list pages with filters, delete")
     func restLifecycle() async throws {

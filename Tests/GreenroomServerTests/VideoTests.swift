@@ -7,7 +7,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite("Video feed: uploads, processing with ffmpeg, notifications, playlists", .timeLimit(.minutes(15)))
+@Suite("Video feed: uploads, processing with ffmpeg, notifications, playlists", .wholeRun)
 struct VideoTests {
     static let allScopes = [VideoScope.read, VideoScope.create, VideoScope.edit, VideoScope.delete]
 

@@ -22,7 +22,7 @@ final class SelectUserRecorder: InviteUserViewModelDelegate, RegisterOperatorVie
     func registerOperatorViewModel(_ viewModel: RegisterOperatorViewModel, didRegisterOperatorIds userIds: [String]) { registered.append(userIds) }
 }
 
-@Suite("GreenroomUI: the view models behind the seeds' screens", .timeLimit(.minutes(15)))
+@Suite("GreenroomUI: the view models behind the seeds' screens", .wholeRun)
 struct ViewModelTests {
     @Test("invite: 75 users, 30 members; the list pages to exactly the 45 others, skipping a page of members; selection toggles; inviting 3")
     @MainActor

@@ -5,7 +5,7 @@ import Testing
 
 /// RFC 6455 as a strict client sees it: each rule a server must enforce, with the exact
 /// close code it answers.
-@Suite("WebSocket conformance: RFC 6455's rules and their close codes", .timeLimit(.minutes(15)))
+@Suite("WebSocket conformance: RFC 6455's rules and their close codes", .wholeRun)
 struct WebSocketConformanceTests {
     func connect(_ server: TestServer) async throws -> RawSocket {
         let socket = try RawSocket(port: server.port)

@@ -6,7 +6,7 @@ import Testing
 
 /// Webhooks to the app's backend: signed, at least once, in order per stream, through
 /// failures, restarts and several nodes; a real HTTP receiver on loopback.
-@Suite("Webhooks: events POSTed to the app's backend", .timeLimit(.minutes(15)))
+@Suite("Webhooks: events POSTed to the app's backend", .wholeRun)
 struct WebhookTests {
     /// Fast retries for tests: 50 ms doubling to 200 ms, a 1 s timeout.
     static func quickRetries(_ config: inout ServerConfiguration, attempts: Int = 100) {

@@ -4,7 +4,7 @@ import GreenroomProtocol
 import Testing
 
 /// The node's writer has a bounded queue that pushes back.
-@Suite("The writer's queue", .timeLimit(.minutes(15)))
+@Suite("The writer's queue", .wholeRun)
 struct WriterQueueTests {
     @Test("while the writer is held, changes past its queue wait and then are refused with overloaded; those queued are stored once it goes on")
     func fullQueuePushesBack() async throws {

@@ -177,7 +177,7 @@ func collect(_ subscription: StreamSubscription, _ what: String, timeout: Durati
 /// Swift Testing's time limit counts from a test's start, the wait for its turn included,
 /// and a light test queued behind a few heavy turns (a livestream test's is over a minute)
 /// waited past a 3-minute limit on a loaded machine. Suites therefore carry a limit longer
-/// than a whole run (15 minutes); what bounds a test's own time is the ``Watchdog``, which
+/// than a whole run (``wholeRun``); what bounds a test's own time is the ``Watchdog``, which
 /// starts with its turn and ends the run with a trail past ``Watchdog/limit``.
 enum HeavyTests {
     static let turns = TurnLock()

@@ -11,8 +11,8 @@ import Testing
 /// turn longer than ``limit`` prints the tests still running and the last steps noted, then
 /// ends the test process with a failure.
 enum Watchdog {
-    /// Longer than any suite's time limit, so that a cancellable hang fails the usual way
-    /// (`GREENROOM_TEST_WATCHDOG_SECONDS` sets another).
+    /// A turn's bound, counted from the turn, where the suites' limit (``wholeRun``) also
+    /// counts the wait for it (`GREENROOM_TEST_WATCHDOG_SECONDS` sets another).
     static let limit: Duration = .seconds(
         ProcessInfo.processInfo.environment["GREENROOM_TEST_WATCHDOG_SECONDS"].flatMap(Int.init) ?? 400)
 
