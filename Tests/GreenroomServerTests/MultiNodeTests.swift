@@ -104,20 +104,63 @@ struct MultiNodeTests {
             let subscription = try await reader.subscribe(to: "app:gap")
             try await one.server.publish(stream: "app:gap", data: 1)
             _ = try await collect(subscription, count: 1)
-            // Cut every listener; notifications sent before they return are lost.
-            guard let admin = await TestEnvironment.postgresAdminURL else { return }
-            let name = String(URLComponents(string: url)!.path.dropFirst())
-            try await TestEnvironment.withAdminConnection(admin) { connection in
-                try await connection.query(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND query ILIKE 'LISTEN%'",
-                    logger: TestEnvironment.logger)
-            }
+            try await cutListeners(url)
             for index in 2...30 { try await one.server.publish(stream: "app:gap", data: .number(Double(index))) }
             let (events, _) = try await collect(subscription, count: 29)
             #expect(events.map(\.offset) == Array(2...30))
             await reader.disconnect()
             try await one.shutdown()
             try await two.shutdown()
+        }
+    }
+
+    @Test("a subscriber that has had no live event yet gets the one event sent while its node's listener was away, read from the log")
+    func listenerAwayBeforeFirstEvent() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let two = try await node(url, directory)
+            try await one.server.publish(stream: "app:quiet", data: 1)
+            let reader = try await two.client("reader", grants: ["app:quiet"])
+            let subscription = try await reader.subscribe(to: "app:quiet")
+            // Its listener reconnects after 200 ms at the earliest: the one event's
+            // notification is lost, and nothing after it would reveal a gap.
+            try await cutListeners(url)
+            let sent = try await one.server.publish(stream: "app:quiet", data: 2)
+            let (events, _) = try await collect(subscription, count: 1, timeout: .seconds(30))
+            #expect(events.map(\.offset) == [sent.offset])
+            await reader.disconnect()
+            try await one.shutdown()
+            try await two.shutdown()
+        }
+    }
+
+    /// Ends every node's LISTEN connection to the database of `url`; notifications sent
+    /// before a node's listener connects again are lost to it.
+    func cutListeners(_ url: String) async throws {
+        let admin = try #require(await TestEnvironment.postgresAdminURL)
+        let name = String(URLComponents(string: url)!.path.dropFirst())
+        try await TestEnvironment.withAdminConnection(admin) { connection in
+            try await connection.query(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = \(name) AND query ILIKE 'LISTEN%'",
+                logger: TestEnvironment.logger)
+        }
+    }
+
+    /// Waits until `nodes` nodes LISTEN on the database of `url`: a node's server is
+    /// started before its listener has connected, and until then it learns of the other
+    /// nodes' events only by catching up from the log.
+    func waitForListeners(_ url: String, nodes: Int) async throws {
+        let admin = try #require(await TestEnvironment.postgresAdminURL)
+        let name = String(URLComponents(string: url)!.path.dropFirst())
+        try await eventually("\(nodes) nodes listen") {
+            var listening = 0
+            try await TestEnvironment.withAdminConnection(admin) { connection in
+                let rows = try await connection.query(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = \(name) AND query ILIKE 'LISTEN%'",
+                    logger: TestEnvironment.logger)
+                for try await count in rows.decode(Int64.self) { listening = Int(count) }
+            }
+            return listening >= nodes
         }
     }
 

@@ -185,7 +185,8 @@ struct TracingTests {
 
     /// Two nodes on a fresh database, both tracing to `receiver`.
     private static func acrossNodes(receiver: OTLPReceiver, endpoint: String) async throws {
-        try await MultiNodeTests().withCluster { url, directory in
+        let cluster = MultiNodeTests()
+        try await cluster.withCluster { url, directory in
             let one = try await TestServer.start(dataDirectory: directory) { config in
                 config.databaseURL = url
                 Self.tracing(endpoint, service: "node-one")(&config)
@@ -194,13 +195,16 @@ struct TracingTests {
                 config.databaseURL = url
                 Self.tracing(endpoint, service: "node-two")(&config)
             }
+            // The delivery on node two is traced through the notification's traceparent; an
+            // event read from the log instead (a node whose listener is not yet up) has none.
+            try await cluster.waitForListeners(url, nodes: 2)
             let alice = try await one.client("alice", grants: ["publish:app:room", "app:room"])
             let bob = try await two.client("bob", grants: ["app:room"])
             let onOne = try await alice.subscribe(to: "app:room")
             let onTwo = try await bob.subscribe(to: "app:room")
             let published = try await alice.publish(to: "app:room", type: "say", data: ["text": "hello"])
-            _ = try await collect(onOne, count: 1)
-            _ = try await collect(onTwo, count: 1)
+            _ = try await collect(onOne, "the event on the writing node") { !$0.isEmpty }
+            _ = try await collect(onTwo, "the event on the other node") { !$0.isEmpty }
 
             let offset = String(published.event.offset)
             // Each span is exported when it ends, and the command's ends with its reply,

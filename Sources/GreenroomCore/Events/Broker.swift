@@ -19,6 +19,11 @@ package protocol Broker: Sendable {
     /// Relays a signal (ephemeral, never stored) to the subscribers of its stream on
     /// every node, this one at once; best effort, with no order kept against events.
     func signal(_ signal: StreamSignal)
+    /// Notes that a subscription on this node reads `stream` live after `head`, having
+    /// replayed the log up to there itself, so that an event this node's broker has not
+    /// heard of by then (a notification sent before its listener was connected, or while it
+    /// reconnected) is still delivered to it, read from the log.
+    func follow(_ stream: String, after head: UInt64)
     /// The broker's background work (a listener), run with the server's services; `nil`
     /// when it needs none.
     var service: (any Service)? { get }

@@ -121,7 +121,7 @@ final class ServerCore: Sendable {
         self.capabilities = capabilities
         let owners = Dictionary(capabilities.compactMap { capability in capability.streamKind.map { ($0, capability) } }) { first, _ in first }
         self.owners = owners
-        let subscriptions = StreamSubscriptions(storage: storage, roster: roster, owners: owners, metrics: metrics, logger: logger)
+        let subscriptions = StreamSubscriptions(storage: storage, broker: broker, roster: roster, owners: owners, metrics: metrics, logger: logger)
         self.subscriptions = subscriptions
         let presences = Presences(storage: storage, events: events, roster: roster, subscriptions: subscriptions, owners: owners,
                                   ttl: configuration.presenceTTL, nodeId: nodeId, logger: logger)

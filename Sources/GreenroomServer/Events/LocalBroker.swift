@@ -14,6 +14,8 @@ struct LocalBroker: Broker {
     func signal(_ signal: StreamSignal) {
         hub.signal(signal, metrics: metrics)
     }
+    /// Every event reaches the hub as it is stored: a subscriber misses none.
+    func follow(_ stream: String, after head: UInt64) {}
     var service: (any Service)? { nil }
 }
 

@@ -35,7 +35,8 @@ final class PostgresEventRelay: Service, Sendable {
     private let logger: Logger
     private let inputs: AsyncStream<Input>
     private let continuation: AsyncStream<Input>.Continuation
-    /// The last offset published to the hub, by stream, for streams with local subscribers.
+    /// The last offset published to the hub (or followed from, ``follow(_:after:)``), by
+    /// stream, for streams with local subscribers.
     private let published = Locked<[String: UInt64]>([:])
     /// Signals of this node to announce to the others, in order.
     private let outgoing: AsyncStream<String>
@@ -62,6 +63,15 @@ final class PostgresEventRelay: Service, Sendable {
             return
         }
         outgoingContinuation.yield(String(decoding: data, as: UTF8.self))
+    }
+
+    /// Notes a subscription on this node that replayed `stream` up to `head`: when the relay
+    /// has published none of the stream's events since it had local subscribers, it starts
+    /// from `head`. A later notification past `head + 1`, or a catch-up after the listener
+    /// (re)connects, then reads the events in between from the log; without a starting
+    /// point, the first notification heard would be published alone and any before it lost.
+    func follow(_ stream: String, after head: UInt64) {
+        published.withLock { state in if state[stream] == nil { state[stream] = head } }
     }
 
     /// Offers an event this node appended, with its write's span when traced.
@@ -166,7 +176,11 @@ final class PostgresEventRelay: Service, Sendable {
     /// not handed over; `trace` is the span of the write that stored the event at `offset`.
     private func advance(_ stream: String, to offset: UInt64, event: StreamEvent?, trace: ServiceContext?) async {
         guard hub.subscriberCount(stream) > 0 else {
-            published.withLock { _ = $0.removeValue(forKey: stream) }
+            // Counted again under the lock: a subscriber that registered meanwhile may have
+            // set its starting point already (``follow(_:after:)`` comes after registering).
+            published.withLock { state in
+                if hub.subscriberCount(stream) == 0 { state.removeValue(forKey: stream) }
+            }
             return
         }
         let last = published.withLock { $0[stream] }

@@ -12,15 +12,17 @@ final class StreamSubscriptions: Sendable {
     static let replayPage = 64
 
     private let storage: any GreenroomStorage
+    private let broker: any Broker
     private let roster: Roster
     /// The capabilities owning a kind of stream, by that kind.
     private let owners: [StreamKind: any Capability]
     private let metrics: ServerMetrics
     private let logger: Logger
 
-    init(storage: any GreenroomStorage, roster: Roster, owners: [StreamKind: any Capability],
+    init(storage: any GreenroomStorage, broker: any Broker, roster: Roster, owners: [StreamKind: any Capability],
          metrics: ServerMetrics, logger: Logger) {
         self.storage = storage
+        self.broker = broker
         self.roster = roster
         self.owners = owners
         self.metrics = metrics
@@ -49,6 +51,8 @@ final class StreamSubscriptions: Sendable {
         var replied = false
         do {
             let info = try await storage.streamInfo(args.stream)
+            // Registered before the head was read: every later event reaches the session live.
+            broker.follow(args.stream, after: info.head)
             var from = info.head
             var recovered = true
             if let since = args.since {
