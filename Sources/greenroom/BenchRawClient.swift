@@ -154,7 +154,8 @@ class RawClientHandler: ChannelInboundHandler {
     private let request: String
     private let timeout: TimeAmount
     private var buffer = ByteBuffer()
-    private var upgraded = false
+    /// Whether the server answered the upgrade with 101.
+    private(set) var isUpgraded = false
     /// Whether the client has finished (its result reported, its channel closing).
     private(set) var done = false
 
@@ -206,7 +207,7 @@ class RawClientHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var incoming = unwrapInboundIn(data)
         buffer.writeBuffer(&incoming)
-        if !upgraded {
+        if !isUpgraded {
             let view = buffer.readableBytesView
             guard let end = view.firstRange(of: [13, 10, 13, 10]) else { return }
             let head = String(decoding: view[view.startIndex..<end.lowerBound], as: UTF8.self)
@@ -215,7 +216,7 @@ class RawClientHandler: ChannelInboundHandler {
                 return
             }
             buffer.moveReaderIndex(to: end.upperBound)
-            upgraded = true
+            isUpgraded = true
             didUpgrade(context)
         }
         readFrames(context)

@@ -248,8 +248,7 @@ final class RoomParticipantHandler: RawClientHandler {
     override func didReceive(text view: ByteBufferView, _ context: ChannelHandlerContext) {
         if BenchRawClient.number(after: BenchRawClient.replyKey, in: view) != nil {
             guard !BenchRawClient.contains(BenchRawClient.errorKey, in: view) else {
-                failed.add()
-                finish(context)
+                finish(context, error: BenchSubscriberError(description: "refused: \(String(decoding: view.prefix(200), as: UTF8.self))"))
                 return
             }
             step += 1
@@ -276,7 +275,16 @@ final class RoomParticipantHandler: RawClientHandler {
         send(BenchRawClient.maskedFrame(opcode: 1, payload: Array(text.utf8)), context)
     }
 
+    /// A participant that ends before it is inside (refused, its connection closed or
+    /// failed, or the deadline passed) counts as failed, and the first few say why.
     override func report(error: (any Error)?) {
+        if step < 2 {
+            let count = failed.add()
+            if count <= 5 {
+                let stage = step == 1 ? "after entering" : isUpgraded ? "before entering" : "before its upgrade"
+                BenchReport.progress("a participant ended \(stage): \(error.map { "\($0)" } ?? "its connection closed")")
+            }
+        }
         promise.succeed(result)
     }
 }

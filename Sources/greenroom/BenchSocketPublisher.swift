@@ -58,7 +58,6 @@ final class BenchSocketPublisher: Sendable {
 /// commands in the order they came).
 final class SocketPublisherHandler: RawClientHandler {
     private let upgraded: EventLoopPromise<Void>
-    private var isUpgraded = false
     private var waiting: [EventLoopPromise<Bool>] = []
     private var commandId = 0
 
@@ -80,7 +79,6 @@ final class SocketPublisherHandler: RawClientHandler {
     }
 
     override func didUpgrade(_ context: ChannelHandlerContext) {
-        isUpgraded = true
         upgraded.succeed(())
     }
 
