@@ -1,6 +1,6 @@
 import Foundation
 import Greenroom
-import GreenroomServer
+@testable import GreenroomServer
 import Testing
 
 /// Several Greenroom nodes on one PostgreSQL database.
@@ -131,6 +131,26 @@ struct MultiNodeTests {
             await reader.disconnect()
             try await one.shutdown()
             try await two.shutdown()
+        }
+    }
+
+    @Test("the relay forgets the streams nobody on its node follows any more: 1,200 streams followed one after another leave fewer than 1,024 positions")
+    func relayForgetsUnfollowedStreams() async throws {
+        try await withCluster { url, directory in
+            let one = try await node(url, directory)
+            let relay = try #require(one.server.core.broker as? PostgresEventRelay)
+            let reader = try await one.client("reader", grants: ["app:*"])
+            for index in 0..<1_200 {
+                let subscription = try await reader.subscribe(to: "app:s\(index)")
+                try await subscription.unsubscribe()
+            }
+            let kept = try await reader.subscribe(to: "app:kept")
+            #expect(relay.trackedStreams < 1_024, "\(relay.trackedStreams) positions kept")
+            // The stream still followed keeps its position: its next event arrives.
+            try await one.server.publish(stream: "app:kept", data: 1)
+            #expect(try await collect(kept, count: 1).events.count == 1)
+            await reader.disconnect()
+            try await one.shutdown()
         }
     }
 

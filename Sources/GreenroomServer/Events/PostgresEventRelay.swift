@@ -37,7 +37,13 @@ final class PostgresEventRelay: Service, Sendable {
     private let continuation: AsyncStream<Input>.Continuation
     /// The last offset published to the hub (or followed from, ``follow(_:after:)``), by
     /// stream, for streams with local subscribers.
-    private let published = Locked<[String: UInt64]>([:])
+    private struct Positions {
+        var last: [String: UInt64] = [:]
+        /// Past this many streams, a follow first forgets those without local subscribers
+        /// (a stream nobody follows any more stays until an event of it comes otherwise).
+        var pruneAt = 1_024
+    }
+    private let published = Locked(Positions())
     /// Signals of this node to announce to the others, in order.
     private let outgoing: AsyncStream<String>
     private let outgoingContinuation: AsyncStream<String>.Continuation
@@ -71,7 +77,17 @@ final class PostgresEventRelay: Service, Sendable {
     /// (re)connects, then reads the events in between from the log; without a starting
     /// point, the first notification heard would be published alone and any before it lost.
     func follow(_ stream: String, after head: UInt64) {
-        published.withLock { state in if state[stream] == nil { state[stream] = head } }
+        published.withLock { state in
+            if state.last[stream] == nil { state.last[stream] = head }
+            guard state.last.count > state.pruneAt else { return }
+            state.last = state.last.filter { hub.subscriberCount($0.key) > 0 }
+            state.pruneAt = max(1_024, state.last.count * 2)
+        }
+    }
+
+    /// How many streams the relay keeps a position of (tests read it).
+    var trackedStreams: Int {
+        published.withLock { $0.last.count }
     }
 
     /// Offers an event this node appended, with its write's span when traced.
@@ -165,7 +181,7 @@ final class PostgresEventRelay: Service, Sendable {
         case .signal(let signal):
             hub.signal(signal, metrics: metrics)
         case .catchUp:
-            for stream in published.withLock({ Array($0.keys) }) {
+            for stream in published.withLock({ Array($0.last.keys) }) {
                 guard let info = try? await storage.streamInfo(stream) else { continue }
                 await advance(stream, to: info.head, event: nil, trace: nil)
             }
@@ -179,11 +195,11 @@ final class PostgresEventRelay: Service, Sendable {
             // Counted again under the lock: a subscriber that registered meanwhile may have
             // set its starting point already (``follow(_:after:)`` comes after registering).
             published.withLock { state in
-                if hub.subscriberCount(stream) == 0 { state.removeValue(forKey: stream) }
+                if hub.subscriberCount(stream) == 0 { state.last.removeValue(forKey: stream) }
             }
             return
         }
-        let last = published.withLock { $0[stream] }
+        let last = published.withLock { $0.last[stream] }
         if let last, offset <= last { return }
         if let event, last == nil || offset == last! + 1 {
             deliver(event, trace: trace)
@@ -203,11 +219,11 @@ final class PostgresEventRelay: Service, Sendable {
             from = newest.offset
         }
         // Events removed by retention cannot be relayed; subscribers resuming will be told.
-        published.withLock { state in if (state[stream] ?? 0) < offset { state[stream] = offset } }
+        published.withLock { state in if (state.last[stream] ?? 0) < offset { state.last[stream] = offset } }
     }
 
     private func deliver(_ event: StreamEvent, trace: ServiceContext?) {
-        published.withLock { $0[event.stream] = event.offset }
+        published.withLock { $0.last[event.stream] = event.offset }
         hub.publish([event], traces: trace.map { [$0] } ?? [], metrics: metrics)
     }
 }
