@@ -26,8 +26,11 @@ extension PostgresStorage {
         }
     }
 
+    /// The writer's connection and thread (``PostgresWriter``): a batch runs there.
+    public var writeExecutor: (any TaskExecutor)? { writer }
+
     private func writeOnce(_ steps: [WriteStep], retentionCount: UInt64) async throws -> [StepOutcome] {
-        try await transaction { connection in
+        try await writeTransaction { connection in
             let transaction = PostgresTransaction(storage: self, connection: connection)
             let deferred = transaction.deferred
             try await transaction.prefetch(Set(steps.flatMap(\.prefetch)))
@@ -46,31 +49,20 @@ extension PostgresStorage {
                         _ = try await transaction.run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(sent)"))
                     }
                 })
-            try await transaction.flush()
             var heads: [(name: String, info: StreamInfo)] = []
+            var trims: [(name: String, mark: UInt64)] = []
             for (name, var info) in transaction.batch.touchedStreams {
                 if let mark = EventBatch.trimMark(info, retentionCount: retentionCount) {
                     info.trimmed = mark
-                    _ = try await transaction.run("DELETE FROM events WHERE stream = \(name) AND seq <= \(Int64(mark))")
+                    trims.append((name, mark))
                 }
                 heads.append((name, info))
             }
-            if !heads.isEmpty {
-                // One statement for every stream the batch touched.
-                var bindings = PostgresBindings(capacity: heads.count * 4)
-                var rows: [String] = []
-                for (index, head) in heads.enumerated() {
-                    rows.append("($\(4 * index + 1), $\(4 * index + 2), $\(4 * index + 3)::BIGINT, $\(4 * index + 4)::BIGINT)")
-                    bindings.append(head.name)
-                    bindings.append(head.info.epoch)
-                    bindings.append(Int64(head.info.head))
-                    bindings.append(Int64(head.info.trimmed))
-                }
-                _ = try await transaction.run(PostgresQuery(unsafeSQL: """
-                    UPDATE streams SET epoch = v.epoch, head = v.head, trimmed = v.trimmed
-                    FROM (VALUES \(rows.joined(separator: ", "))) AS v(name, epoch, head, trimmed)
-                    WHERE streams.name = v.name
-                    """, binds: bindings))
+            // The deferred writes and the streams' heads, in one statement.
+            try await transaction.flush(heads: heads)
+            // After the events are in, so that a trim reaches the batch's own events too.
+            for (name, mark) in trims {
+                _ = try await transaction.run("DELETE FROM events WHERE stream = \(name) AND seq <= \(Int64(mark))")
             }
             return outcomes
         }

@@ -21,6 +21,8 @@ public final class PostgresStorage: GreenroomStorage {
     package let location: DatabaseURL
     package let logger: Logger
     private let runner: Task<Void, Never>
+    /// The connection and thread the node's write batches run on.
+    package let writer: PostgresWriter
 
     /// Connects to the database at `url` (`postgres://user:password@host:port/database`),
     /// reads how durable its commits are (``PostgresCommitSettings``: a database whose
@@ -31,14 +33,18 @@ public final class PostgresStorage: GreenroomStorage {
         let location = try DatabaseURL(url)
         let settings = try await PostgresCommitSettings.read(location, logger: logger)
         settings.log(to: logger)
-        let storage = PostgresStorage(location: location, startupParameters: settings.startupParameters, logger: logger)
+        var writerConfiguration = try location.connectionConfiguration()
+        writerConfiguration.options.additionalStartupParameters = settings.startupParameters
+        let storage = PostgresStorage(location: location, startupParameters: settings.startupParameters,
+                                      writer: PostgresWriter(configuration: writerConfiguration, logger: logger), logger: logger)
         // Give the pool's run loop a moment to start before the first lease.
         try? await Task.sleep(for: .milliseconds(20))
         return storage
     }
 
-    private init(location: DatabaseURL, startupParameters: [(String, String)], logger: Logger) {
+    private init(location: DatabaseURL, startupParameters: [(String, String)], writer: PostgresWriter, logger: Logger) {
         self.location = location
+        self.writer = writer
         self.logger = logger
         var configuration = location.clientConfiguration
         configuration.options.additionalStartupParameters = startupParameters
@@ -47,10 +53,11 @@ public final class PostgresStorage: GreenroomStorage {
         self.runner = Task { await client.run() }
     }
 
-    /// Stops the connection pool.
+    /// Stops the connection pool and the writer's connection.
     public func close() async throws {
         runner.cancel()
         _ = await runner.value
+        await writer.close()
     }
 
     // MARK: Schema
@@ -153,8 +160,20 @@ public final class PostgresStorage: GreenroomStorage {
     /// Runs `body` in a transaction; the closure's own error is rethrown as it is (not
     /// wrapped in postgres-nio's transaction error).
     package func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        try await mappingErrors { try await client.withTransaction(logger: logger) { connection in try await body(connection) } }
+    }
+
+    /// Runs `body` in a transaction on the writer's connection (``PostgresWriter``), or on
+    /// one of the pool's while another transaction has it.
+    package func writeTransaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        guard writer.claim() else { return try await transaction(body) }
+        defer { writer.release() }
+        return try await mappingErrors { try await writer.transaction(body) }
+    }
+
+    private func mappingErrors<T: Sendable>(_ body: () async throws -> T) async throws -> T {
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            return try await body()
         } catch let error as PostgresTransactionError {
             if let closureError = error.closureError { throw storageError(closureError) }
             throw storageError(error)

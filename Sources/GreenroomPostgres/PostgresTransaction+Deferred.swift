@@ -176,53 +176,106 @@ extension PostgresTransaction {
         return try await run(query)
     }
 
-    /// Sends the deferred writes: records as multi-row upserts, events as multi-row inserts,
-    /// their notifications in one statement.
-    package func flush() async throws {
-        guard deferred.hasWrites else { return }
-        let (records, events) = deferred.takeWrites()
-        for start in stride(from: 0, to: records.count, by: Self.rowsPerStatement) {
-            let chunk = records[start..<min(start + Self.rowsPerStatement, records.count)]
-            var bindings = PostgresBindings(capacity: chunk.count * 6)
-            var rows: [String] = []
-            for (index, record) in chunk.enumerated() {
-                let base = index * 6
-                rows.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4), $\(base + 5), $\(base + 6))")
-                bindings.append(record.kind)
-                bindings.append(record.scope)
-                bindings.append(record.id)
-                bindings.append(record.sort)
-                bindings.append(record.tag)
-                bindings.append(record.data)
-            }
-            _ = try await change(PostgresQuery(unsafeSQL: """
-                INSERT INTO records (kind, scope, id, sort, tag, data) VALUES \(rows.joined(separator: ", "))
-                ON CONFLICT (kind, scope, id) DO UPDATE SET sort = excluded.sort, tag = excluded.tag, data = excluded.data
-                """, binds: bindings))
+    /// Sends the deferred writes (records as upserts, events as inserts, their
+    /// notifications) and sets the `heads` of the streams a batch touched, in one statement.
+    ///
+    /// Every statement is a round trip on the batch's connection, so it is one: a
+    /// data-modifying `WITH` clause each for the records, the events and the heads, and the
+    /// notifications in its `SELECT` (sent by PostgreSQL at the commit, in the order of the
+    /// array). They touch different tables, so none needs to see another's rows. Each
+    /// column is one array parameter (`unnest`), so the statement's text is the same
+    /// whatever the batch holds, and PostgreSQL parses a few parameters, not six a row.
+    package func flush(heads: [(name: String, info: StreamInfo)] = []) async throws {
+        let (records, events) = deferred.hasWrites ? deferred.takeWrites() : ([], [])
+        guard !records.isEmpty || !events.isEmpty || !heads.isEmpty else { return }
+        var statement = CombinedWrite()
+        statement.upsert(records)
+        try statement.insert(events, batch: batch)
+        statement.setHeads(heads)
+        _ = try await change(statement.query())
+    }
+}
+
+/// One statement of a batch's writes: each part a data-modifying `WITH` clause whose rows
+/// are array parameters, the notifications of its events its `SELECT` (see
+/// ``PostgresTransaction/flush(heads:)``).
+struct CombinedWrite {
+    private var bindings = PostgresBindings()
+    private var clauses: [String] = []
+    private var notices: [String] = []
+
+    /// The next parameter's placeholder, after binding `values` to it.
+    private mutating func bind<Element: PostgresArrayEncodable & PostgresNonThrowingEncodable>(_ values: [Element]) -> String {
+        bindings.append(values)
+        return "$\(bindings.count)"
+    }
+
+    /// The next parameter's placeholder, after binding `value` to it.
+    private mutating func bind(_ value: String) -> String {
+        bindings.append(value)
+        return "$\(bindings.count)"
+    }
+
+    /// An optional column, as two arrays (its values, empty for `nil`, and whether each is
+    /// there): the expression of its value at the row numbered `row` (from 1).
+    private mutating func bind(_ values: [String?], row: String) -> String {
+        let text = bind(values.map { $0 ?? "" })
+        let present = bind(values.map { $0 != nil })
+        return "CASE WHEN (\(present)::bool[])[\(row)] THEN (\(text)::text[])[\(row)] END"
+    }
+
+    /// Upserts `records`.
+    mutating func upsert(_ records: [Record]) {
+        guard !records.isEmpty else { return }
+        let columns = [bind(records.map(\.kind)) + "::text[]", bind(records.map(\.scope)) + "::text[]", bind(records.map(\.id)) + "::text[]",
+                       bind(records.map(\.sort)) + "::int8[]", bind(records.map(\.tag)) + "::text[]", bind(records.map(\.data)) + "::text[]"]
+        clauses.append("""
+            INSERT INTO records (kind, scope, id, sort, tag, data) SELECT * FROM unnest(\(columns.joined(separator: ", ")))
+            ON CONFLICT (kind, scope, id) DO UPDATE SET sort = excluded.sort, tag = excluded.tag, data = excluded.data
+            """)
+    }
+
+    /// Inserts `events` (with their idempotency keys) and notifies the nodes of them.
+    mutating func insert(_ events: [(event: StreamEvent, key: String?)], batch: BatchState) throws {
+        guard !events.isEmpty else { return }
+        var data: [String] = []
+        for (event, _) in events {
+            data.append(try event.data.jsonString())
+            notices.append(PostgresStorage.notifyPayload(event, trace: batch.trace(of: event)))
         }
-        for start in stride(from: 0, to: events.count, by: Self.rowsPerStatement) {
-            let chunk = events[start..<min(start + Self.rowsPerStatement, events.count)]
-            var bindings = PostgresBindings(capacity: chunk.count * 8)
-            var rows: [String] = []
-            var notices: [String] = []
-            for (index, (event, key)) in chunk.enumerated() {
-                let base = index * 8
-                rows.append("(" + (1...8).map { "$\(base + $0)" }.joined(separator: ", ") + ")")
-                bindings.append(event.stream)
-                bindings.append(Int64(event.offset))
-                bindings.append(event.type)
-                bindings.append(try event.data.jsonString())
-                bindings.append(event.at.timeIntervalSince1970)
-                bindings.append(key)
-                bindings.append(event.storedAudience)
-                bindings.append(event.storedRevokes)
-                notices.append(PostgresStorage.notifyPayload(event, trace: batch.trace(of: event)))
-            }
-            _ = try await change(PostgresQuery(unsafeSQL: """
-                INSERT INTO events (stream, seq, type, data, at, idem_key, audience, revokes) VALUES \(rows.joined(separator: ", "))
-                """, binds: bindings))
-            // In the order of the array: listeners get them in offset order.
-            _ = try await change("SELECT pg_notify(\(PostgresStorage.notifyChannel), payload) FROM unnest(\(notices)::text[]) AS payload")
+        let columns = [bind(events.map(\.event.stream)) + "::text[]", bind(events.map { Int64($0.event.offset) }) + "::int8[]",
+                       bind(events.map(\.event.type)) + "::text[]", bind(data) + "::text[]",
+                       bind(events.map(\.event.at.timeIntervalSince1970)) + "::float8[]"]
+        let key = bind(events.map(\.key), row: "e.i")
+        let audience = bind(events.map(\.event.storedAudience), row: "e.i")
+        let revokes = bind(events.map(\.event.storedRevokes), row: "e.i")
+        clauses.append("""
+            INSERT INTO events (stream, seq, type, data, at, idem_key, audience, revokes)
+            SELECT e.stream, e.seq, e.type, e.data, e.at, \(key), \(audience), \(revokes)
+            FROM unnest(\(columns.joined(separator: ", "))) WITH ORDINALITY AS e(stream, seq, type, data, at, i)
+            """)
+    }
+
+    /// Sets the epoch, head and trim mark of each stream in `heads`.
+    mutating func setHeads(_ heads: [(name: String, info: StreamInfo)]) {
+        guard !heads.isEmpty else { return }
+        let columns = [bind(heads.map(\.name)) + "::text[]", bind(heads.map(\.info.epoch)) + "::text[]",
+                       bind(heads.map { Int64($0.info.head) }) + "::int8[]", bind(heads.map { Int64($0.info.trimmed) }) + "::int8[]"]
+        clauses.append("""
+            UPDATE streams SET epoch = v.epoch, head = v.head, trimmed = v.trimmed
+            FROM unnest(\(columns.joined(separator: ", "))) AS v(name, epoch, head, trimmed)
+            WHERE streams.name = v.name
+            """)
+    }
+
+    /// The statement: its clauses, then its notifications (or nothing) as its `SELECT`.
+    mutating func query() -> PostgresQuery {
+        let with = clauses.enumerated().map { "w\($0.offset) AS (\($0.element))" }.joined(separator: ",\n")
+        var select = "SELECT 1"
+        if !notices.isEmpty {
+            let channel = bind(PostgresStorage.notifyChannel)
+            select = "SELECT pg_notify(\(channel), payload) FROM unnest(\(bind(notices))::text[]) AS payload"
         }
+        return PostgresQuery(unsafeSQL: with.isEmpty ? select : "WITH \(with)\n\(select)", binds: bindings)
     }
 }

@@ -108,10 +108,15 @@ struct StorageConformanceTests {
             let info = try await storage.streamInfo("app:r")
             #expect(info.head == 25 && info.trimmed == 15)
             #expect(try await storage.readEvents(stream: "app:r", after: 0, limit: 100).map(\.offset) == Array(16...25).map(UInt64.init))
+            // One batch longer than the retention keeps only its own last events.
+            let long = (1...15).map { EventAppend(stream: "app:long", type: "t", data: .number(Double($0))) }
+            _ = try await storage.appendEvents(long, retentionCount: 10)
+            #expect(try await storage.streamInfo("app:long").trimmed == 5)
+            #expect(try await storage.readEvents(stream: "app:long", after: 0, limit: 100).map(\.offset) == Array(6...15).map(UInt64.init))
 
             _ = try await storage.appendEvents([EventAppend(stream: "app:old", type: "t", data: 1)], retentionCount: 10)
             let removed = try await storage.trimEvents(before: Date().addingTimeInterval(60))
-            #expect(removed == 11)
+            #expect(removed == 21)
             #expect(try await storage.streamInfo("app:old").trimmed == 1)
             #expect(try await storage.streamInfo("app:r").trimmed == 25)
             #expect(try await storage.readEvents(stream: "app:r", after: 0, limit: 100).isEmpty)

@@ -52,7 +52,7 @@ enum PrivatePostgres {
             let port = try freePort()
             try run("\(bin)/initdb", ["-D", "\(root)/db", "--auth=trust", "-U", "postgres"], asPostgres: asRoot, log: "\(root)/initdb.log")
             try run("\(bin)/pg_ctl", ["-D", "\(root)/db", "-l", "\(root)/server.log", "-w", "-o",
-                                      "-p \(port) -k \(root) -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off", "start"],
+                                      "-p \(port) -k \(root) -c listen_addresses=127.0.0.1 -c max_connections=1000 -c fsync=off", "start"],
                     asPostgres: asRoot, log: "\(root)/pg_ctl.log")
             try watch(pid: getpid(), stop: "\(bin)/pg_ctl -D \(root)/db -m immediate stop", folder: root, asPostgres: asRoot)
             return .success("postgres://postgres@127.0.0.1:\(port)/postgres")
