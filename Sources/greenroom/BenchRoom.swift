@@ -19,6 +19,8 @@ struct BenchRoom: AsyncParsableCommand {
     @Flag(help: "Join one meeting in RECV_ONLY instead (its host SEND_AND_RECV and a moderator, sending pub/sub messages).") var meeting = false
     @Flag(help: "Join one public chat channel instead; the host's events are typing signals, which must write nothing.") var channel = false
     @OptionGroup var options: BenchOptions
+    @Option(help: "Measure a peer the same way in the same run, after Greenroom: nats (nats-server's WebSocket listener; as many subscribers on one subject, the host's events as PUBs over TCP at the same rate and size).") var peer: String?
+    @Option(name: .customLong("nats-server"), help: "The nats-server for --peer nats (else on PATH).") var natsServer: String?
 
     /// The room the benchmark fills: its stream, the command that takes a participant in, and
     /// how the host sends an event stamped with its send time.
@@ -73,6 +75,12 @@ struct BenchRoom: AsyncParsableCommand {
     func run() async throws {
         guard participants > 0, rate > 0, events > 0 else { throw ValidationError("sizes must be positive") }
         guard !(meeting && channel) else { throw ValidationError("--meeting or --channel, not both") }
+        var natsProgram: String?
+        if let peer {
+            guard peer == "nats" else { throw ValidationError("--peer takes nats") }
+            guard let program = NATSPeer.find(natsServer) else { throw ValidationError("--peer nats needs nats-server on PATH, or --nats-server") }
+            natsProgram = program
+        }
         let target = try await BenchTarget.start(options, environment: ["GREENROOM_MEETING_PARTICIPANT_LIMIT": String(participants + 1),
                                                                         "GREENROOM_CHANNEL_MEMBER_LIMIT": String(participants + 1)])
         defer { target.stop() }
@@ -142,6 +150,7 @@ struct BenchRoom: AsyncParsableCommand {
             delivered += result.latencies.count
             for milliseconds in result.latencies { latencies.record(milliseconds: milliseconds) }
         }
+        let frameBytes = all.map(\.frameBytes).max() ?? 0
         let expected = inside.value * events
         var figures: [String: RawJSON] = [
             "bench": "room", "room": .string(channel ? "channel" : meeting ? "meeting" : "live"), "participants": .number(Double(participants)), "inside": .number(Double(inside.value)),
@@ -161,8 +170,20 @@ struct BenchRoom: AsyncParsableCommand {
         if let before = cpuBefore, let after = cpuAfter, delivered > 0 {
             figures["serverCpuMicrosecondsPerDelivery"] = BenchReport.rounded((after - before) / Double(delivered) * 1_000_000, 2)
         }
+        figures["frameBytes"] = .number(Double(frameBytes))
+        var peerLost = 0.0
+        if let natsProgram {
+            let nats = try await NATSPeer.start(natsProgram)
+            defer { nats.stop() }
+            let peerFigures = try await measureNATS(nats, frameBytes: frameBytes)
+            peerLost = peerFigures["lost"]?.numberValue ?? 0
+            figures["nats"] = .dictionary(peerFigures)
+            if let ours = figures["latencyP99Ms"]?.numberValue, let theirs = peerFigures["latencyP99Ms"]?.numberValue, theirs > 0 {
+                figures["p99RatioToNats"] = BenchReport.rounded(ours / theirs, 2)
+            }
+        }
         try BenchReport.figures(figures)
-        if inside.value < participants || delivered < expected || participantCount != participants { throw ExitCode(2) }
+        if inside.value < participants || delivered < expected || participantCount != participants || peerLost > 0 { throw ExitCode(2) }
         // Signals are never stored: a write while only signals were sent is a failure.
         if room.signals && appended != 0 { throw ExitCode(2) }
     }
@@ -212,6 +233,8 @@ final class RoomParticipantHandler: RawClientHandler {
     struct Result: Sendable {
         /// Milliseconds from the host's send to this participant, per change received.
         var latencies: [Double] = []
+        /// The size of the last host event's frame (its payload), in bytes.
+        var frameBytes = 0
     }
 
     private static let stampKey = Array(#""t":""#.utf8)
@@ -268,6 +291,7 @@ final class RoomParticipantHandler: RawClientHandler {
         }
         guard let sent else { return }
         result.latencies.append((Date().timeIntervalSince1970 - sent) * 1000)
+        result.frameBytes = view.count
         if result.latencies.count >= expected { finish(context) }
     }
 
