@@ -87,10 +87,6 @@ package final class DeferredWrites: Sendable {
         }
     }
 
-    package var hasWrites: Bool {
-        state.withLock { state in !state.events.isEmpty || state.records.values.contains { if case .written = $0 { true } else { false } } }
-    }
-
     // MARK: Steps
 
     package func stepBegins(_ savepoint: String) {
@@ -186,7 +182,7 @@ extension PostgresTransaction {
     /// column is one array parameter (`unnest`), so the statement's text is the same
     /// whatever the batch holds, and PostgreSQL parses a few parameters, not six a row.
     package func flush(heads: [(name: String, info: StreamInfo)] = []) async throws {
-        let (records, events) = deferred.hasWrites ? deferred.takeWrites() : ([], [])
+        let (records, events) = deferred.takeWrites()
         guard !records.isEmpty || !events.isEmpty || !heads.isEmpty else { return }
         var statement = CombinedWrite()
         statement.upsert(records)

@@ -29,12 +29,7 @@ struct BenchFanout: AsyncParsableCommand {
         guard via == "rest" || (via == "ws" && batch == 1) else {
             throw ValidationError("--via takes rest or ws (ws publishes one event per command, without --batch)")
         }
-        var natsProgram: String?
-        if let peer {
-            guard peer == "nats" else { throw ValidationError("--peer takes nats") }
-            guard let program = NATSPeer.find(natsServer) else { throw ValidationError("--peer nats needs nats-server on PATH, or --nats-server") }
-            natsProgram = program
-        }
+        let natsProgram = try NATSPeer.program(peer: peer, natsServer: natsServer)
         guard nodes == 1 || (nodes > 1 && options.database != nil && options.server == nil) else {
             throw ValidationError("--nodes above 1 needs --database (the PostgreSQL the nodes share) and no --server")
         }
@@ -54,11 +49,7 @@ struct BenchFanout: AsyncParsableCommand {
             let nats = try await NATSPeer.start(natsProgram)
             defer { nats.stop() }
             let peerFigures = try await measureNATS(nats)
-            lost += peerFigures["lost"]?.numberValue ?? 0
-            figures["nats"] = .dictionary(peerFigures)
-            if let ours = figures["latencyP99Ms"]?.numberValue, let theirs = peerFigures["latencyP99Ms"]?.numberValue, theirs > 0 {
-                figures["p99RatioToNats"] = BenchReport.rounded(ours / theirs, 2)
-            }
+            lost += NATSPeer.report(peerFigures, in: &figures)
         }
         try BenchReport.figures(figures)
         if lost > 0 { throw ExitCode(2) }

@@ -1,11 +1,14 @@
+import ArgumentParser
 import Foundation
+import GreenroomProtocol
 import GreenroomServer
 import NIOCore
 import NIOPosix
 
-/// The peer `bench fanout --peer nats` measures beside Greenroom: a `nats-server` started
-/// here with a WebSocket listener, subscribed to by the same raw WebSocket clients and
-/// published to with plain `PUB`s over TCP, paced like Greenroom's publishers.
+/// The peer `bench fanout --peer nats` and `bench room --peer nats` measure beside
+/// Greenroom: a `nats-server` started here with a WebSocket listener, subscribed to by the
+/// same raw WebSocket clients and published to with plain `PUB`s over TCP, paced like
+/// Greenroom's publishers.
 final class NATSPeer: Sendable {
     let process: ChildProcess
     let port: Int
@@ -26,6 +29,25 @@ final class NATSPeer: Sendable {
         if let path { return FileManager.default.isExecutableFile(atPath: path) ? path : nil }
         let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/usr/sbin").split(separator: ":")
         return folders.map { "\($0)/nats-server" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The nats-server a benchmark's `--peer` asks for (`nil` without one): `--nats-server`,
+    /// else the one on PATH; checked before the run starts.
+    static func program(peer: String?, natsServer: String?) throws -> String? {
+        guard let peer else { return nil }
+        guard peer == "nats" else { throw ValidationError("--peer takes nats") }
+        guard let program = find(natsServer) else { throw ValidationError("--peer nats needs nats-server on PATH, or --nats-server") }
+        return program
+    }
+
+    /// Puts the peer's figures under `nats` in `figures`, with the ratio of Greenroom's p99
+    /// to the peer's (`p99RatioToNats`); returns how many the peer lost.
+    static func report(_ peer: [String: RawJSON], in figures: inout [String: RawJSON]) -> Double {
+        figures["nats"] = .dictionary(peer)
+        if let ours = figures["latencyP99Ms"]?.numberValue, let theirs = peer["latencyP99Ms"]?.numberValue, theirs > 0 {
+            figures["p99RatioToNats"] = BenchReport.rounded(ours / theirs, 2)
+        }
+        return peer["lost"]?.numberValue ?? 0
     }
 
     /// Starts `program` on two free local ports and waits until both listen.

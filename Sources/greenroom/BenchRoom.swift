@@ -75,12 +75,7 @@ struct BenchRoom: AsyncParsableCommand {
     func run() async throws {
         guard participants > 0, rate > 0, events > 0 else { throw ValidationError("sizes must be positive") }
         guard !(meeting && channel) else { throw ValidationError("--meeting or --channel, not both") }
-        var natsProgram: String?
-        if let peer {
-            guard peer == "nats" else { throw ValidationError("--peer takes nats") }
-            guard let program = NATSPeer.find(natsServer) else { throw ValidationError("--peer nats needs nats-server on PATH, or --nats-server") }
-            natsProgram = program
-        }
+        let natsProgram = try NATSPeer.program(peer: peer, natsServer: natsServer)
         let target = try await BenchTarget.start(options, environment: ["GREENROOM_MEETING_PARTICIPANT_LIMIT": String(participants + 1),
                                                                         "GREENROOM_CHANNEL_MEMBER_LIMIT": String(participants + 1)])
         defer { target.stop() }
@@ -176,11 +171,7 @@ struct BenchRoom: AsyncParsableCommand {
             let nats = try await NATSPeer.start(natsProgram)
             defer { nats.stop() }
             let peerFigures = try await measureNATS(nats, frameBytes: frameBytes)
-            peerLost = peerFigures["lost"]?.numberValue ?? 0
-            figures["nats"] = .dictionary(peerFigures)
-            if let ours = figures["latencyP99Ms"]?.numberValue, let theirs = peerFigures["latencyP99Ms"]?.numberValue, theirs > 0 {
-                figures["p99RatioToNats"] = BenchReport.rounded(ours / theirs, 2)
-            }
+            peerLost = NATSPeer.report(peerFigures, in: &figures)
         }
         try BenchReport.figures(figures)
         if inside.value < participants || delivered < expected || participantCount != participants || peerLost > 0 { throw ExitCode(2) }
