@@ -82,6 +82,6 @@ extension RawJSON {
 
     /// Decodes this value into a `Decodable` type, as if it had been read from JSON.
     public func decode<T: Decodable>(as type: T.Type = T.self) throws -> T {
-        try WireCoding.decode(T.self, from: try jsonData())
+        try WireCoding.decode(T.self, from: self)
     }
 }

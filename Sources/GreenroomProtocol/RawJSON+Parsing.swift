@@ -5,16 +5,18 @@ extension RawJSON {
     /// decoder); deeper text is refused rather than risking the stack.
     public static let maximumParseDepth = 512
 
-    /// Parses JSON text (RFC 8259) in one pass over its bytes.
-    static func parse(_ data: some Collection<UInt8>) throws -> RawJSON {
+    /// Parses JSON text (RFC 8259) in one pass over its bytes. A key twice in one object
+    /// keeps its last value, or, with `refusingDuplicateKeys` (where the text is read as
+    /// Foundation's decoder would, which keeps the first), is refused.
+    static func parse(_ data: some Collection<UInt8>, refusingDuplicateKeys: Bool = false) throws -> RawJSON {
         let parsed = try data.withContiguousStorageIfAvailable { bytes in
-            var parser = RawJSONParser(bytes: bytes)
+            var parser = RawJSONParser(bytes: bytes, refusingDuplicateKeys: refusingDuplicateKeys)
             return try parser.document()
         }
         if let parsed { return parsed }
         let copy = Array(data)
         return try copy.withUnsafeBufferPointer { bytes in
-            var parser = RawJSONParser(bytes: bytes)
+            var parser = RawJSONParser(bytes: bytes, refusingDuplicateKeys: refusingDuplicateKeys)
             return try parser.document()
         }
     }
@@ -25,11 +27,13 @@ extension RawJSON {
 /// beyond a `Double`, nothing after the value.
 private struct RawJSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
+    let refusingDuplicateKeys: Bool
     var index = 0
     var depth = 0
 
-    init(bytes: UnsafeBufferPointer<UInt8>) {
+    init(bytes: UnsafeBufferPointer<UInt8>, refusingDuplicateKeys: Bool) {
         self.bytes = bytes
+        self.refusingDuplicateKeys = refusingDuplicateKeys
     }
 
     mutating func document() throws -> RawJSON {
@@ -72,7 +76,9 @@ private struct RawJSONParser {
             guard try peek() == UInt8(ascii: ":") else { throw failure("expected ':' after an object key") }
             index += 1
             skipWhitespace()
-            members[key] = try value()
+            if members.updateValue(try value(), forKey: key) != nil, refusingDuplicateKeys {
+                throw failure("a key appears twice in one object")
+            }
             skipWhitespace()
             let next = try peek()
             index += 1

@@ -9,9 +9,26 @@ public enum WireCoding {
         Data(try WireEncoder.encode(value))
     }
 
-    /// Decodes a value from a wire frame (with one decoder shared by every caller).
+    /// Decodes a value from a wire frame: what ``decoder`` reads, read by RawJSON's parser
+    /// and `WireDecoder`; what those do not read exactly as ``decoder`` does (and every
+    /// failure) is read again by ``decoder``, so the result or the error is its own. One
+    /// exception: a number JSON allows that Foundation's parser refuses (`0e1`) is read.
     public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
-        try sharedDecoder.decode(type, from: data)
+        try decode(type, fromBytes: data)
+    }
+
+    /// Decodes a value from a wire frame's UTF-8 bytes, as ``decode(_:from:)`` does.
+    public static func decode<T: Decodable>(_ type: T.Type, fromBytes bytes: some Collection<UInt8>) throws -> T {
+        if let value = try? RawJSON.parse(bytes, refusingDuplicateKeys: true), let decoded = try? WireDecoder.decode(T.self, from: value) {
+            return decoded
+        }
+        return try sharedDecoder.decode(type, from: bytes as? Data ?? Data(bytes))
+    }
+
+    /// Decodes a value from parsed JSON, as ``decode(_:from:)`` decodes its text.
+    static func decode<T: Decodable>(_ type: T.Type, from value: RawJSON) throws -> T {
+        if let decoded = try? WireDecoder.decode(T.self, from: value) { return decoded }
+        return try sharedDecoder.decode(type, from: try value.jsonData())
     }
 
     // Never changed after it is made, so sharing it is safe; a caller that wants to

@@ -19,8 +19,18 @@ struct GreenroomRequestContext: RequestContext {
         self.channel = source.channel
     }
 
-    var requestDecoder: JSONDecoder { WireCoding.decoder }
+    var requestDecoder: WireRequestDecoder { WireRequestDecoder() }
     var responseEncoder: JSONEncoder { WireCoding.encoder }
+}
+
+/// Reads a request's JSON body as `WireCoding.decoder` reads it (``WireCoding/decode(_:fromBytes:)``):
+/// the same values and, for a body it refuses, the same `DecodingError`, which Hummingbird
+/// answers with 400.
+struct WireRequestDecoder: RequestDecoder {
+    func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        return try WireCoding.decode(T.self, fromBytes: body.readableBytesView)
+    }
 }
 
 extension RequestContext {
