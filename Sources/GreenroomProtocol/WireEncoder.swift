@@ -37,8 +37,10 @@ private enum WireNode {
     case bool(Bool)
     case int(Int64)
     case uint(UInt64)
-    case double(Double, [any CodingKey])
-    case float(Float, [any CodingKey])
+    /// A finite number (the containers refuse the others as they are given).
+    case double(Double)
+    /// A finite number.
+    case float(Float)
     case string(String)
     case raw(RawJSON)
     case object(WireObject)
@@ -64,13 +66,12 @@ private enum WireNode {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let value): output.append(contentsOf: (value ? "true" : "false").utf8)
-        case .int(let value): output.append(contentsOf: String(value).utf8)
-        case .uint(let value): output.append(contentsOf: String(value).utf8)
-        case .double(let value, let path):
-            guard value.isFinite else { throw Self.notFinite(value, path) }
-            try RawJSON.number(value).write(to: &output)
-        case .float(let value, let path):
-            guard value.isFinite else { throw Self.notFinite(Double(value), path) }
+        case .int(let value):
+            if value < 0 { output.append(UInt8(ascii: "-")) }
+            Self.write(digitsOf: value.magnitude, to: &output)
+        case .uint(let value): Self.write(digitsOf: value, to: &output)
+        case .double(let value): try RawJSON.number(value).write(to: &output)
+        case .float(let value):
             var text = value.description
             if text.hasSuffix(".0") { text.removeLast(2) }
             output.append(contentsOf: text.utf8)
@@ -78,12 +79,11 @@ private enum WireNode {
         case .raw(let value): try value.write(to: &output)
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            let keys = object.members.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for (position, key) in keys.enumerated() {
+            for (position, member) in object.sortedMembers().enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                try RawJSON.string(key).write(to: &output)
+                try RawJSON.string(member.key).write(to: &output)
                 output.append(UInt8(ascii: ":"))
-                try object.members[key]!.write(to: &output)
+                try member.node.write(to: &output)
             }
             output.append(UInt8(ascii: "}"))
         case .array(let array):
@@ -104,29 +104,84 @@ private enum WireNode {
         case .bool(let value): return .bool(value)
         case .int(let value): return .number(Double(value))
         case .uint(let value): return .number(Double(value))
-        case .double(let value, let path):
-            guard value.isFinite else { throw Self.notFinite(value, path) }
-            return .number(value)
-        case .float(let value, let path):
-            guard value.isFinite else { throw Self.notFinite(Double(value), path) }
-            return .number(Double(value.description) ?? Double(value))
+        case .double(let value): return .number(value)
+        case .float(let value): return .number(Double(value.description) ?? Double(value))
         case .string(let value): return .string(value)
         case .raw(let value): return value
-        case .object(let object): return .dictionary(try object.members.mapValues { try $0.raw() })
+        case .object(let object):
+            var members: [String: RawJSON] = [:]
+            members.reserveCapacity(object.members.count)
+            for member in object.members { members[member.key] = try member.node.raw() }
+            return .dictionary(members)
         case .array(let array): return .array(try array.elements.map { try $0.raw() })
         case .encoder(let encoder): return try encoder.node.raw()
         case .empty: return .dictionary([:])
         }
     }
 
+    /// A number checked as a container is given it: Foundation's encoder refuses one that is
+    /// not finite there, with its coding path.
+    static func finite(_ value: Double, _ path: @autoclosure () -> [any CodingKey]) throws -> WireNode {
+        guard value.isFinite else { throw notFinite(value, path()) }
+        return .double(value)
+    }
+
+    static func finite(_ value: Float, _ path: @autoclosure () -> [any CodingKey]) throws -> WireNode {
+        guard value.isFinite else { throw notFinite(Double(value), path()) }
+        return .float(value)
+    }
+
     static func notFinite(_ value: Double, _ path: [any CodingKey]) -> EncodingError {
         .invalidValue(value, .init(codingPath: path, debugDescription: "Unable to encode \(value) directly in JSON."))
     }
+
+    /// Writes an integer's decimal digits without making a `String` of them.
+    static func write(digitsOf value: UInt64, to output: inout [UInt8]) {
+        guard value >= 10 else {
+            output.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var divisor: UInt64 = 10
+        while value / divisor >= 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            output.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
 }
 
-/// An object's members, filled by a keyed container (and its nested containers later).
+/// An object's members, filled by a keyed container (and its nested containers later), in
+/// the order they were given: a few members are appended and sorted once, when written,
+/// rather than hashed into a dictionary (with numbers keeping no coding path and integers
+/// written digit by digit, `bench store` used 4–6% less CPU; BENCHMARKS.md). A key given
+/// twice keeps its last value, as in Foundation's encoder.
 private final class WireObject {
-    var members: [String: WireNode] = [:]
+    var members: [(key: String, node: WireNode)] = []
+
+    func set(_ key: String, _ node: WireNode) {
+        members.append((key, node))
+    }
+
+    /// The members sorted by their keys' UTF-8 bytes, each key once (its last value).
+    func sortedMembers() -> [(key: String, node: WireNode)] {
+        let order = members.indices.sorted { left, right in
+            let (a, b) = (members[left].key, members[right].key)
+            if a == b { return left < right }
+            return a.utf8.lexicographicallyPrecedes(b.utf8)
+        }
+        var sorted: [(key: String, node: WireNode)] = []
+        sorted.reserveCapacity(order.count)
+        for index in order {
+            if let last = sorted.last, last.key == members[index].key {
+                sorted[sorted.count - 1] = members[index]
+            } else {
+                sorted.append(members[index])
+            }
+        }
+        return sorted
+    }
 }
 
 /// An array's elements, filled by an unkeyed container.
@@ -175,47 +230,47 @@ private struct WireKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
     let object: WireObject
     let codingPath: [any CodingKey]
 
-    func encodeNil(forKey key: Key) throws { object.members[key.stringValue] = .null }
-    func encode(_ value: Bool, forKey key: Key) throws { object.members[key.stringValue] = .bool(value) }
-    func encode(_ value: String, forKey key: Key) throws { object.members[key.stringValue] = .string(value) }
-    func encode(_ value: Double, forKey key: Key) throws { object.members[key.stringValue] = .double(value, codingPath + [key]) }
-    func encode(_ value: Float, forKey key: Key) throws { object.members[key.stringValue] = .float(value, codingPath + [key]) }
-    func encode(_ value: Int, forKey key: Key) throws { object.members[key.stringValue] = .int(Int64(value)) }
-    func encode(_ value: Int8, forKey key: Key) throws { object.members[key.stringValue] = .int(Int64(value)) }
-    func encode(_ value: Int16, forKey key: Key) throws { object.members[key.stringValue] = .int(Int64(value)) }
-    func encode(_ value: Int32, forKey key: Key) throws { object.members[key.stringValue] = .int(Int64(value)) }
-    func encode(_ value: Int64, forKey key: Key) throws { object.members[key.stringValue] = .int(value) }
-    func encode(_ value: UInt, forKey key: Key) throws { object.members[key.stringValue] = .uint(UInt64(value)) }
-    func encode(_ value: UInt8, forKey key: Key) throws { object.members[key.stringValue] = .uint(UInt64(value)) }
-    func encode(_ value: UInt16, forKey key: Key) throws { object.members[key.stringValue] = .uint(UInt64(value)) }
-    func encode(_ value: UInt32, forKey key: Key) throws { object.members[key.stringValue] = .uint(UInt64(value)) }
-    func encode(_ value: UInt64, forKey key: Key) throws { object.members[key.stringValue] = .uint(value) }
+    func encodeNil(forKey key: Key) throws { object.set(key.stringValue, .null) }
+    func encode(_ value: Bool, forKey key: Key) throws { object.set(key.stringValue, .bool(value)) }
+    func encode(_ value: String, forKey key: Key) throws { object.set(key.stringValue, .string(value)) }
+    func encode(_ value: Double, forKey key: Key) throws { object.set(key.stringValue, try .finite(value, codingPath + [key])) }
+    func encode(_ value: Float, forKey key: Key) throws { object.set(key.stringValue, try .finite(value, codingPath + [key])) }
+    func encode(_ value: Int, forKey key: Key) throws { object.set(key.stringValue, .int(Int64(value))) }
+    func encode(_ value: Int8, forKey key: Key) throws { object.set(key.stringValue, .int(Int64(value))) }
+    func encode(_ value: Int16, forKey key: Key) throws { object.set(key.stringValue, .int(Int64(value))) }
+    func encode(_ value: Int32, forKey key: Key) throws { object.set(key.stringValue, .int(Int64(value))) }
+    func encode(_ value: Int64, forKey key: Key) throws { object.set(key.stringValue, .int(value)) }
+    func encode(_ value: UInt, forKey key: Key) throws { object.set(key.stringValue, .uint(UInt64(value))) }
+    func encode(_ value: UInt8, forKey key: Key) throws { object.set(key.stringValue, .uint(UInt64(value))) }
+    func encode(_ value: UInt16, forKey key: Key) throws { object.set(key.stringValue, .uint(UInt64(value))) }
+    func encode(_ value: UInt32, forKey key: Key) throws { object.set(key.stringValue, .uint(UInt64(value))) }
+    func encode(_ value: UInt64, forKey key: Key) throws { object.set(key.stringValue, .uint(value)) }
 
     func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        object.members[key.stringValue] = try WireNode.make(value, codingPath: codingPath + [key])
+        object.set(key.stringValue, try WireNode.make(value, codingPath: codingPath + [key]))
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
         let encoder = WireNodeEncoder(codingPath: codingPath + [key])
-        object.members[key.stringValue] = .encoder(encoder)
+        object.set(key.stringValue, .encoder(encoder))
         return encoder.container(keyedBy: keyType)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
         let encoder = WireNodeEncoder(codingPath: codingPath + [key])
-        object.members[key.stringValue] = .encoder(encoder)
+        object.set(key.stringValue, .encoder(encoder))
         return encoder.unkeyedContainer()
     }
 
     func superEncoder() -> any Encoder {
         let encoder = WireNodeEncoder(codingPath: codingPath + [WireIndexKey(stringValue: "super")])
-        object.members["super"] = .encoder(encoder)
+        object.set("super", .encoder(encoder))
         return encoder
     }
 
     func superEncoder(forKey key: Key) -> any Encoder {
         let encoder = WireNodeEncoder(codingPath: codingPath + [key])
-        object.members[key.stringValue] = .encoder(encoder)
+        object.set(key.stringValue, .encoder(encoder))
         return encoder
     }
 }
@@ -230,8 +285,8 @@ private struct WireUnkeyedContainer: UnkeyedEncodingContainer {
     func encodeNil() throws { array.elements.append(.null) }
     func encode(_ value: Bool) throws { array.elements.append(.bool(value)) }
     func encode(_ value: String) throws { array.elements.append(.string(value)) }
-    func encode(_ value: Double) throws { array.elements.append(.double(value, codingPath + [nextKey])) }
-    func encode(_ value: Float) throws { array.elements.append(.float(value, codingPath + [nextKey])) }
+    func encode(_ value: Double) throws { array.elements.append(try .finite(value, codingPath + [nextKey])) }
+    func encode(_ value: Float) throws { array.elements.append(try .finite(value, codingPath + [nextKey])) }
     func encode(_ value: Int) throws { array.elements.append(.int(Int64(value))) }
     func encode(_ value: Int8) throws { array.elements.append(.int(Int64(value))) }
     func encode(_ value: Int16) throws { array.elements.append(.int(Int64(value))) }
@@ -275,8 +330,8 @@ private struct WireSingleContainer: SingleValueEncodingContainer {
     func encodeNil() throws { set(.null) }
     func encode(_ value: Bool) throws { set(.bool(value)) }
     func encode(_ value: String) throws { set(.string(value)) }
-    func encode(_ value: Double) throws { set(.double(value, codingPath)) }
-    func encode(_ value: Float) throws { set(.float(value, codingPath)) }
+    func encode(_ value: Double) throws { set(try .finite(value, codingPath)) }
+    func encode(_ value: Float) throws { set(try .finite(value, codingPath)) }
     func encode(_ value: Int) throws { set(.int(Int64(value))) }
     func encode(_ value: Int8) throws { set(.int(Int64(value))) }
     func encode(_ value: Int16) throws { set(.int(Int64(value))) }

@@ -120,7 +120,7 @@ struct WireEncoderTests {
     }
 
     @Test("what Foundation refuses is refused: numbers that are not finite, a top-level value that encodes nothing")
-    func refusals() {
+    func refusals() throws {
         for bad in [Double.nan, .infinity, -.infinity] {
             #expect(throws: EncodingError.self) { try WireCoding.encode(["x": bad]) }
             #expect(throws: EncodingError.self) { try WireCoding.encode([bad]) }
@@ -130,5 +130,41 @@ struct WireEncoderTests {
         #expect(throws: EncodingError.self) { try WireCoding.encode(Float.nan) }
         #expect(throws: EncodingError.self) { try WireCoding.encode(Nothing()) }
         #expect(throws: EncodingError.self) { try WireCoding.encoder.encode(Nothing()) }
+        // Refused where the container is given the number, as Foundation's encoder refuses
+        // it: a type that catches the error there goes on.
+        #expect(try WireCoding.encode(Forgiving()) == (try WireCoding.encoder.encode(Forgiving())))
+        #expect(String(decoding: try WireCoding.encode(Forgiving()), as: UTF8.self) == #"{"fallback":"nan","list":[1]}"#)
+    }
+
+    /// Encodes a key twice and catches a number the encoder refuses.
+    struct Forgiving: Encodable {
+        enum Keys: String, CodingKey { case value, fallback, list }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            do { try container.encode(Double.nan, forKey: .value) } catch { try container.encode("nan", forKey: .fallback) }
+            try container.encode([0], forKey: .list)
+            try container.encode([1], forKey: .list)
+        }
+    }
+
+    @Test("a key given twice keeps its last value, a nested container's too")
+    func keysTwice() throws {
+        struct Twice: Encodable {
+            enum Keys: String, CodingKey { case b, a, base = "super" }
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: Keys.self)
+                try container.encode(1, forKey: .a)
+                var nested = container.nestedContainer(keyedBy: Keys.self, forKey: .b)
+                try nested.encode("x", forKey: .a)
+                try container.encode(2, forKey: .a)
+                var again = encoder.container(keyedBy: Keys.self)
+                try again.encode(true, forKey: .b)
+                var base = container.superEncoder().singleValueContainer()
+                try base.encode(3)
+            }
+        }
+        let ours = try WireCoding.encode(Twice())
+        #expect(ours == (try WireCoding.encoder.encode(Twice())), "\(String(decoding: ours, as: UTF8.self))")
+        #expect(try RawJSON(encoding: Twice()) == (try RawJSON(json: ours)))
     }
 }
