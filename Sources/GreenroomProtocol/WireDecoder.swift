@@ -171,6 +171,8 @@ private struct WireUnkeyedDecoding: UnkeyedDecodingContainer {
 
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
+    /// The current element's coding path.
+    private var currentPath: [any CodingKey] { codingPath + [WireDecodingKey(intValue: currentIndex)] }
 
     private func current() throws -> RawJSON {
         guard currentIndex < elements.count else { throw WireDecoder.Unread() }
@@ -206,22 +208,22 @@ private struct WireUnkeyedDecoding: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next { try WireDecoder.integer($0, as: type) } }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let path = codingPath + [WireDecodingKey(intValue: currentIndex)]
+        let path = currentPath
         return try next { try WireDecoder.unbox($0, as: T.self, codingPath: path) }
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let path = codingPath + [WireDecodingKey(intValue: currentIndex)]
+        let path = currentPath
         return try next { try WireValueDecoder(value: $0, codingPath: path).container(keyedBy: type) }
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let path = codingPath + [WireDecodingKey(intValue: currentIndex)]
+        let path = currentPath
         return try next { try WireValueDecoder(value: $0, codingPath: path).unkeyedContainer() }
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let path = codingPath + [WireDecodingKey(intValue: currentIndex)]
+        let path = currentPath
         return try next { WireValueDecoder(value: $0, codingPath: path) }
     }
 }
