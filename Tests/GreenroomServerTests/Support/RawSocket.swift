@@ -15,11 +15,15 @@ final class RawSocket: @unchecked Sendable {
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
+    /// Connects to `host:port`. The descriptor is kept only once connected: a class's
+    /// `deinit` runs when its `init` throws after every property is set, so a descriptor
+    /// closed here and kept would be closed twice (and the second time, perhaps, a socket
+    /// another thread has just been given the same number for).
     init(port: Int, host: String = "127.0.0.1", receiveBufferBytes: Int32? = nil) throws {
         #if os(Linux)
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
-        fd = socket(AF_INET, SOCK_STREAM, 0)
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
         #endif
         guard fd >= 0 else { throw Failure(description: "socket() failed") }
         if var size = receiveBufferBytes {
@@ -36,6 +40,7 @@ final class RawSocket: @unchecked Sendable {
             Glibc.close(fd)
             throw Failure(description: "connect() failed")
         }
+        self.fd = fd
     }
 
     deinit { Glibc.close(fd) }
