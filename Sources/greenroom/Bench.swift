@@ -32,6 +32,9 @@ final class BenchTarget: Sendable {
     let apiKey: String
     let tokens: TokenService
     let process: ChildProcess?
+    /// Whether the bench made the data directory (no `--data-dir`), which ``stop()`` then
+    /// removes with the server's database in it.
+    private let ownsDirectory: Bool
     /// Whether ``stop()`` was called: the child's exit is then expected.
     private let stopping = Locked(false)
 
@@ -41,7 +44,7 @@ final class BenchTarget: Sendable {
             guard let url = URL(string: server), let directory = options.dataDir else {
                 throw ValidationError("--server needs --data-dir (the server's secret and API key)")
             }
-            return try await BenchTarget(baseURL: url, dataDirectory: directory, process: nil)
+            return try await BenchTarget(baseURL: url, dataDirectory: directory, process: nil, ownsDirectory: false)
         }
         let directory = options.dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-\(UUID().uuidString)").path
         var executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
@@ -57,18 +60,20 @@ final class BenchTarget: Sendable {
         while Date() < deadline, process.isRunning {
             if let line = process.output.split(separator: "\n").first(where: { $0.contains("is listening on") }),
                let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap({ URL(string: String($0)) }) {
-                return try await BenchTarget(baseURL: url, dataDirectory: directory, process: process)
+                return try await BenchTarget(baseURL: url, dataDirectory: directory, process: process, ownsDirectory: options.dataDir == nil)
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        process.stop()
+        process.stopAndWait()
+        if options.dataDir == nil { try? FileManager.default.removeItem(atPath: directory) }
         throw ValidationError("the server did not start: \(process.output)")
     }
 
-    private init(baseURL: URL, dataDirectory: String, process: ChildProcess?) async throws {
+    private init(baseURL: URL, dataDirectory: String, process: ChildProcess?, ownsDirectory: Bool) async throws {
         self.baseURL = baseURL
         self.dataDirectory = dataDirectory
         self.process = process
+        self.ownsDirectory = ownsDirectory
         self.apiKey = try String(contentsOfFile: dataDirectory + "/api-key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         self.tokens = await TokenService(secret: try Secrets.readAppSecret(in: dataDirectory))
         if let process { watch(process) }
@@ -143,6 +148,7 @@ final class BenchTarget: Sendable {
     func stop() {
         stopping.withLock { $0 = true }
         process?.stopAndWait()
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     }
 }
 

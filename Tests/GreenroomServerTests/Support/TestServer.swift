@@ -12,6 +12,9 @@ import FoundationNetworking
 struct TestServer {
     let server: GreenroomServer
     let dataDirectory: String
+    /// Whether ``start(dataDirectory:port:_:)`` made the data directory, which
+    /// ``shutdown()`` then removes; a directory the test named is the test's to remove.
+    let ownsDataDirectory: Bool
     /// The SDK clients made for this server, disconnected by ``withServer(_:_:)`` at the end
     /// so that they do not go on reconnecting to a server that is gone.
     let clients = Locked<[GreenroomClient]>([])
@@ -29,15 +32,24 @@ struct TestServer {
     static func start(dataDirectory: String? = nil, port: Int = 0, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var config = ServerConfiguration()
         config.port = port
-        config.dataDirectory = dataDirectory ?? makeDataDirectory()
+        let made = dataDirectory == nil ? makeDataDirectory() : nil
+        config.dataDirectory = dataDirectory ?? made ?? ""
         config.shutdownGrace = 2
         configure(&config)
+        let owned = made != nil && config.dataDirectory == made
+        if let made, !owned { try? FileManager.default.removeItem(atPath: made) }
         Watchdog.note("starting a server (\(config.databaseURL == nil ? "SQLite" : "PostgreSQL")\(config.janusURL != nil || config.janusExecutable != nil ? ", media" : ""))")
         var logger = Logger(label: "greenroom.test")
         logger.logLevel = ProcessInfo.processInfo.environment["GREENROOM_TEST_LOG"].flatMap(Logger.Level.init(rawValue:)) ?? .critical
-        let server = try await GreenroomServer.start(configuration: config, logger: logger)
+        let server: GreenroomServer
+        do {
+            server = try await GreenroomServer.start(configuration: config, logger: logger)
+        } catch {
+            if owned { try? FileManager.default.removeItem(atPath: config.dataDirectory) }
+            throw error
+        }
         Watchdog.note("server on port \(server.port) started")
-        return TestServer(server: server, dataDirectory: config.dataDirectory)
+        return TestServer(server: server, dataDirectory: config.dataDirectory, ownsDataDirectory: owned)
     }
 
     func token(_ user: String, ttl: TimeInterval = 3600, grants: [String] = []) async throws -> String {
@@ -94,6 +106,7 @@ struct TestServer {
         Watchdog.note("shutting down the server on port \(port)")
         try await server.shutdown()
         Watchdog.note("the server on port \(port) stopped")
+        if ownsDataDirectory { try? FileManager.default.removeItem(atPath: dataDirectory) }
     }
 }
 
