@@ -40,7 +40,10 @@ struct ConsoleBrowserTests {
             params.title = "Launch"
             params.userIdsForHost = ["alice"]
             _ = try await alice.createLiveEvent(config: params)
-            _ = try await server.joined("carol", meeting: "standup", as: "carol", mode: .SEND_AND_RECV)
+            // Carol's meeting is kept to the end: a `Meeting` let go stops rejoining after its
+            // client reconnects, and a loaded machine's reconnect would then end the meeting
+            // (its last participant gone after the grace period) before the console ends it.
+            let (_, standup, carol) = try await server.joined("carol", meeting: "standup", as: "carol", mode: .SEND_AND_RECV)
             let erin = try await server.token("erin", grants: [VideoScope.create, VideoScope.read])
             let (created, ticket) = try await server.rest("POST", "/v1/videos", body: ["title": "Sunset"], key: erin)
             #expect(created == 201)
@@ -128,9 +131,12 @@ struct ConsoleBrowserTests {
 
             // End the meeting from the console.
             try await browser.run("window.console_.show('meetings')")
+            #expect(try await server.rest("GET", "/v1/meetings/standup").1["state"]?.stringValue == "active")
             try await eventually("the meeting's end button") { try await browser.run("return !!document.querySelector('tr[data-meeting=\"standup\"] button.end')").boolValue == true }
             try await browser.run("document.querySelector('tr[data-meeting=\"standup\"] button.end').click()")
             try await eventually("the meeting ended") { try await server.rest("GET", "/v1/meetings/standup").1["state"]?.stringValue == "ended" }
+            try await carol.wait("carol left with the end") { $0.calls.contains("left") }
+            #expect(standup.meetingState == .CLOSED)
             await browser.close()
         }
     }
