@@ -125,7 +125,18 @@ enum WebSocketTransport {
         channel.closeFuture.whenComplete { _ in
             refusal.fail(Failure(description: "the connection closed before the server answered the upgrade"))
         }
-        return result.flatMapErrorThrowing { error in
+        // The deadline may pass after the server's answer was read but before the upgrade
+        // ended (the handler swaps the pipeline's handlers over later turns of the loop):
+        // the socket is then closed, and an upgrade that ends well on it is a failure too,
+        // not a connection that is already gone (the client would report itself connected
+        // and send its next command into it).
+        return result.flatMapThrowing { opened in
+            if timedOut.value {
+                if case .webSocket = opened { channel.close(promise: nil) }
+                throw Failure(description: "no answer to the WebSocket upgrade within \(deadline)")
+            }
+            return opened
+        }.flatMapErrorThrowing { error in
             if let failure = handshake.failure {
                 throw Failure(description: "the TLS handshake with \(host) failed (\(failure)): is the server's certificate trusted (ClientConfiguration.tls.trustRoots), valid now, and made for \(host)?", tls: true)
             }
