@@ -47,6 +47,7 @@ final class BenchTarget: Sendable {
             return try await BenchTarget(baseURL: url, dataDirectory: directory, process: nil, ownsDirectory: false)
         }
         let directory = options.dataDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-bench-\(UUID().uuidString)").path
+        let ownsDirectory = options.dataDir == nil
         var executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
         if !FileManager.default.fileExists(atPath: "/proc/self/exe") { executable = CommandLine.arguments[0] }
         var arguments = ["serve", "--port", "0", "--data-dir", directory, "--log-level", "warning"]
@@ -60,12 +61,12 @@ final class BenchTarget: Sendable {
         while Date() < deadline, process.isRunning {
             if let line = process.output.split(separator: "\n").first(where: { $0.contains("is listening on") }),
                let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://") }).flatMap({ URL(string: String($0)) }) {
-                return try await BenchTarget(baseURL: url, dataDirectory: directory, process: process, ownsDirectory: options.dataDir == nil)
+                return try await BenchTarget(baseURL: url, dataDirectory: directory, process: process, ownsDirectory: ownsDirectory)
             }
             try await Task.sleep(for: .milliseconds(20))
         }
         process.stopAndWait()
-        if options.dataDir == nil { try? FileManager.default.removeItem(atPath: directory) }
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
         throw ValidationError("the server did not start: \(process.output)")
     }
 

@@ -126,15 +126,12 @@ enum WebSocketTransport {
             refusal.fail(Failure(description: "the connection closed before the server answered the upgrade"))
         }
         // The deadline may pass after the server's answer was read but before the upgrade
-        // ended (the handler swaps the pipeline's handlers over later turns of the loop):
-        // the socket is then closed, and an upgrade that ends well on it is a failure too,
-        // not a connection that is already gone (the client would report itself connected
-        // and send its next command into it).
+        // ended (the handler swaps the pipeline's handlers over later turns of the loop).
+        // The deadline has closed the socket by then, so an upgrade that ends well on it
+        // fails too, as the deadline's: otherwise the client would report itself connected
+        // and send its next command into a connection already gone.
         return result.flatMapThrowing { opened in
-            if timedOut.value {
-                if case .webSocket = opened { channel.close(promise: nil) }
-                throw Failure(description: "no answer to the WebSocket upgrade within \(deadline)")
-            }
+            if case .webSocket = opened, timedOut.value { throw ChannelError.alreadyClosed }
             return opened
         }.flatMapErrorThrowing { error in
             if let failure = handshake.failure {

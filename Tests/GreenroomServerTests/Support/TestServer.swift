@@ -32,11 +32,11 @@ struct TestServer {
     static func start(dataDirectory: String? = nil, port: Int = 0, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
         var config = ServerConfiguration()
         config.port = port
-        let made = dataDirectory == nil ? makeDataDirectory() : nil
-        config.dataDirectory = dataDirectory ?? made ?? ""
+        config.dataDirectory = dataDirectory ?? makeDataDirectory()
+        let made = dataDirectory == nil ? config.dataDirectory : nil
         config.shutdownGrace = 2
         configure(&config)
-        let owned = made != nil && config.dataDirectory == made
+        let owned = config.dataDirectory == made
         if let made, !owned { try? FileManager.default.removeItem(atPath: made) }
         Watchdog.note("starting a server (\(config.databaseURL == nil ? "SQLite" : "PostgreSQL")\(config.janusURL != nil || config.janusExecutable != nil ? ", media" : ""))")
         var logger = Logger(label: "greenroom.test")
