@@ -14,7 +14,7 @@ import FoundationNetworking
 struct ChatAttachmentTests {
     /// A 640×480 PNG made by ffmpeg's test source.
     static func makeImage(_ ffmpeg: String) async throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).png")
+        let url = TemporaryPaths.make(".png")
         let made = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=size=640x480", "-frames:v", "1", url.path])
         #expect(made.exit.succeeded, "\(String(decoding: made.errors, as: UTF8.self))")
         return url
@@ -22,8 +22,7 @@ struct ChatAttachmentTests {
 
     /// A file of `text`, named `name`.
     static func makeFile(_ name: String, _ text: String) throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = TemporaryPaths.makeDirectory()
         let url = folder.appendingPathComponent(name)
         try Data(text.utf8).write(to: url)
         return url

@@ -269,7 +269,7 @@ struct OfflineStoreTests {
 
     /// A folder of its own for one test's store.
     static func folder() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-store-\(UUID().uuidString)")
+        TemporaryPaths.make("-store")
     }
 }
 

@@ -7,7 +7,7 @@ import Testing
 extension VideoTests {
     /// Writes `text` to a temporary file named `.mp4`, as an uploader may name anything.
     static func textFile(_ text: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
+        let url = TemporaryPaths.make(".mp4")
         try Data(text.utf8).write(to: url)
         return url
     }

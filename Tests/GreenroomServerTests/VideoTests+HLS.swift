@@ -10,7 +10,7 @@ import FoundationNetworking
 extension VideoTests {
     /// A short video with sound in a container and codec of its own, made by ffmpeg.
     static func makeVideo(_ ffmpeg: String, name: String, size: String, codec: [String], audio: [String]) async throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString)-\(name)")
+        let url = TemporaryPaths.make("-\(name)")
         let result = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc2=duration=3:size=\(size):rate=25",
                                                        "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-shortest"] + codec + audio + [url.path])
         #expect(result.exit.succeeded, "making \(name): \(String(decoding: result.errors, as: UTF8.self))")

@@ -37,7 +37,7 @@ struct VideoTests {
 
     /// A short video made by ffmpeg's test source.
     static func makeVideo(_ ffmpeg: String, seconds: Int = 2, size: String = "320x240") async throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
+        let url = TemporaryPaths.make(".mp4")
         let made = try await ChildProcess.run(ffmpeg, ["-v", "error", "-y", "-f", "lavfi", "-i", "testsrc=duration=\(seconds):size=\(size):rate=25",
                                                        "-c:v", "mpeg4", "-q:v", "5", url.path])
         #expect(made.exit.succeeded, "\(String(decoding: made.errors, as: UTF8.self))")
@@ -141,7 +141,7 @@ struct VideoTests {
     @Test("a text file named .mp4 ends failed with a reason, and the server keeps serving; a non-owner may not edit or delete; the owner's delete reaches everyone and removes the files")
     func failuresAndOwnership() async throws {
         try await withVideoServer { server, tools in
-            let text = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
+            let text = TemporaryPaths.make(".mp4")
             try Data("this is not a video\n".utf8).write(to: text)
             let alice = try await session(server, "alice")
             let bob = try await session(server, "bob")
@@ -219,7 +219,7 @@ struct VideoTests {
             try await eventually("processing gave up") { try await alice.video(id: video.id).status == .failed }
             #expect(try await alice.video(id: video.id).failureReason?.contains("processing is unavailable") == true)
             // Over the limit: refused when the size is declared, and when the bytes exceed it.
-            let big = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).mp4")
+            let big = TemporaryPaths.make(".mp4")
             try (try Data(contentsOf: file) + Data(count: 10)).write(to: big)
             #expect(await refusal { _ = try await alice.upload(fileURL: big).result() } == .payloadTooLarge)
             let token = try await server.token("alice", grants: Self.allScopes)

@@ -24,9 +24,7 @@ struct TestServer {
     var apiKey: String { server.secrets.apiKey }
 
     static func makeDataDirectory() -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-test-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        TemporaryPaths.makeDirectory().path
     }
 
     static func start(dataDirectory: String? = nil, port: Int = 0, _ configure: (inout ServerConfiguration) -> Void = { _ in }) async throws -> TestServer {
