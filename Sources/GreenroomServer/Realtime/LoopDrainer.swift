@@ -38,6 +38,15 @@ import NIOCore
 /// subscribers × 400 events/s this carries 255,000–287,000 deliveries a second at 3.5–3.9 µs
 /// of CPU each, where chunks queued with `execute` carried 152,000–168,000 at 6.1–6.8 µs
 /// (BENCHMARKS.md, issue 41).
+///
+/// **Behind, it waits longer.** Most of a delivery's cost is the write (the kernel's
+/// loopback TCP and the wake-up of the reader), whatever number of frames it carries. When
+/// a new batch arrives while connections still wait for an older one, the loop is behind
+/// the events' rate, and the next chunk waits ``behindDelay`` instead: each connection's
+/// turn comes a little later, with more frames for its one write, and the CPU a delivery
+/// takes falls as the rate rises. Caught up, a fan-out's chunks follow each other at
+/// ``yieldDelay``, so a large room is not delayed for nothing. At 1,000 × 400 this took
+/// 3–7% less CPU a delivery and lowered the p99 (BENCHMARKS.md, issue 41).
 final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
     /// Connections drained in one loop task.
     static let chunk = 32
@@ -45,6 +54,9 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
     /// yet due when it looks for ready tasks, just after this chunk, and so polls its
     /// sockets first; short enough to cost nothing measurable when no socket has anything.
     static let yieldDelay = TimeAmount.microseconds(5)
+    /// How long after a chunk the next one is due while the loop is behind (a batch came
+    /// while connections waited for an older one).
+    static let behindDelay = TimeAmount.microseconds(200)
 
     /// Stored events for this loop's subscribers of their streams, in offset order per stream.
     struct HandOff: Sendable {
@@ -65,6 +77,8 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
         var waiting = Deque<ClientConnection>()
         /// A task that takes the next hand-offs and chunk is queued on the loop (or running).
         var scheduled = false
+        /// A batch came while connections still waited for an older one; cleared once none waits.
+        var behind = false
     }
 
     /// The event loop whose connections this drainer writes.
@@ -107,7 +121,10 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
 
     /// Queues stored events for this loop's subscribers, after those queued before.
     func handOff(_ handOff: HandOff) {
-        schedule { $0.handOffs.append(handOff) }
+        schedule { state in
+            state.handOffs.append(handOff)
+            if !state.waiting.isEmpty { state.behind = true }
+        }
     }
 
     /// Queues a signal's frame for this loop's live subscribers of `stream`.
@@ -154,20 +171,21 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
             return Array(state.waiting.prefix(count))
         }
         for connection in connections { connection.drainOnLoop() }
-        let more = state.withLock { state -> Bool in
+        let next = state.withLock { state -> TimeAmount? in
+            if state.waiting.isEmpty { state.behind = false }
             if state.waiting.isEmpty && state.handOffs.isEmpty && state.signals.isEmpty {
                 state.scheduled = false
-                return false
+                return nil
             }
-            return true
+            return state.behind ? Self.behindDelay : Self.yieldDelay
         }
-        if more { drainNextChunk() }
+        if let next { drainNextChunk(in: next) }
     }
 
-    /// Queues the next chunk behind the loop's next poll of its sockets.
-    private func drainNextChunk() {
+    /// Queues the next chunk `delay` from now, behind the loop's next poll of its sockets.
+    private func drainNextChunk(in delay: TimeAmount) {
         do {
-            try loop.scheduleCallback(in: Self.yieldDelay, handler: self)
+            try loop.scheduleCallback(in: delay, handler: self)
         } catch {
             // Only a loop that is shutting down refuses a callback; `execute` then reports
             // that as NIO does for any task.
