@@ -49,16 +49,21 @@ final class BrowserDriver: Sendable {
         self.chromium = chromium
         let port = try JanusProcess.freePort()
         self.port = port
+        // chromedriver's profiles and Chromium's own temporary folders (its singleton
+        // socket, its scoped directories) go to a folder removed when the tests end: a
+        // browser that is killed leaves them behind otherwise.
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = TemporaryPaths.makeDirectory().path
         if let namespace {
             host = namespace.address
             hostHeader = namespace.privateAddress.map { "\($0):\(port)" }
             try await namespace.forward(tcpPort: port)
             let (program, arguments) = namespace.inside(driver, ["--port=\(port)", "--allowed-ips=\(namespace.hostAddress)"])
-            process = try await ChildProcess.start(program, arguments: arguments)
+            process = try await ChildProcess.start(program, arguments: arguments, environment: environment)
         } else {
             host = "127.0.0.1"
             hostHeader = nil
-            process = try await ChildProcess.start(driver, arguments: ["--port=\(port)"])
+            process = try await ChildProcess.start(driver, arguments: ["--port=\(port)"], environment: environment)
         }
         Watchdog.note("chromedriver started on port \(port)")
         var lastError = "no answer"
