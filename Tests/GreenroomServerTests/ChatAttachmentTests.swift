@@ -40,7 +40,7 @@ struct ChatAttachmentTests {
 
     /// The width and height ffprobe reads in an image.
     static func size(of data: Data, ffprobe: String) async throws -> (Int, Int) {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-\(UUID().uuidString).jpg")
+        let url = TemporaryPaths.make(".jpg")
         try data.write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let probe = try await ChildProcess.run(ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", url.path])

@@ -69,7 +69,7 @@ struct ChildProcessTests {
         #expect(echo.exit == .exited(3))
         #expect(String(decoding: echo.output, as: UTF8.self) == "out" && String(decoding: echo.errors, as: UTF8.self) == "err")
 
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-child-\(UUID().uuidString).log").path
+        let log = TemporaryPaths.make("-child.log").path
         defer { try? FileManager.default.removeItem(atPath: log) }
         for word in ["one", "two"] {
             let child = try await ChildProcess.start("/bin/sh", arguments: ["-c", "echo \(word) >&2"], errors: .file(log))

@@ -91,7 +91,7 @@ struct RecordingTests {
             #expect(abs(duration - seconds) <= 1, "a video of \(duration) s for \(seconds) s recorded")
             let original = try await feed.download(videoID: videoId)
             #expect(original.status == 200)
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-recording-\(UUID().uuidString).mp4")
+            let file = TemporaryPaths.make("-recording.mp4")
             try original.data.write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
             let probe = try await ChildProcess.run(tools.ffprobe, ["-v", "error", "-print_format", "json", "-show_streams", "-show_format", file.path])

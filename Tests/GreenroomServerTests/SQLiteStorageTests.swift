@@ -34,7 +34,7 @@ struct SQLiteStorageTests {
 
     @Test("version 9 moves the text records of version 8 out of the records into their own table: still found, edited and removed")
     func textEntriesMigration() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-texts-\(UUID().uuidString)")
+        let directory = TemporaryPaths.make("-texts")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
@@ -63,7 +63,7 @@ struct SQLiteStorageTests {
 
     @Test("after close, reads and writes fail at once instead of waiting for the stopped threads")
     func afterClose() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("greenroom-closed-\(UUID().uuidString)")
+        let directory = TemporaryPaths.make("-closed")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let storage = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
