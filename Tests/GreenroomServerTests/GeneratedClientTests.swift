@@ -1,3 +1,5 @@
+// Left out of a build without the generated client (GREENROOM_WITHOUT_GENERATED_CLIENT, Package.swift).
+#if !GREENROOM_WITHOUT_GENERATED_CLIENT
 import Foundation
 @testable import GreenroomGeneratedClient
 import GreenroomProtocol
@@ -155,3 +157,4 @@ struct GeneratedClientTests {
         }
     }
 }
+#endif
