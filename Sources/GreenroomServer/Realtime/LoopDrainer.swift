@@ -42,11 +42,15 @@ import NIOCore
 /// **Behind, it waits longer.** Most of a delivery's cost is the write (the kernel's
 /// loopback TCP and the wake-up of the reader), whatever number of frames it carries. When
 /// a new batch arrives while connections still wait for an older one, the loop is behind
-/// the events' rate, and the next chunk waits ``behindDelay`` instead: each connection's
-/// turn comes a little later, with more frames for its one write, and the CPU a delivery
-/// takes falls as the rate rises. Caught up, a fan-out's chunks follow each other at
-/// ``yieldDelay``, so a large room is not delayed for nothing. At 1,000 × 400 this took
-/// 3–7% less CPU a delivery and lowered the p99 (BENCHMARKS.md, issue 41).
+/// the events' rate, and the next chunks wait longer (``behindDelay(waiting:)``): each
+/// connection's turn comes a little later, with more frames for its one write, and the CPU
+/// a delivery takes falls as the rate rises. The wait is set again whenever a batch's
+/// connections join the queue, from how many then wait, so that a pass over them all is
+/// about ``behindPass`` longer, and at most ``longestBehindDelay`` a chunk: a few hundred
+/// connections get the longest wait, a room of thousands a short one, whose every chunk
+/// would otherwise add to the last connection's wait. Caught up, a fan-out's chunks follow
+/// each other at ``yieldDelay``, so a large room is not delayed for nothing (BENCHMARKS.md,
+/// issue 41).
 final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
     /// Connections drained in one loop task.
     static let chunk = 32
@@ -54,9 +58,19 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
     /// yet due when it looks for ready tasks, just after this chunk, and so polls its
     /// sockets first; short enough to cost nothing measurable when no socket has anything.
     static let yieldDelay = TimeAmount.microseconds(5)
-    /// How long after a chunk the next one is due while the loop is behind (a batch came
-    /// while connections waited for an older one).
-    static let behindDelay = TimeAmount.microseconds(200)
+    /// How much longer, in µs, a pass over the connections waiting may take while the loop
+    /// is behind (a batch came while connections waited for an older one).
+    static let behindPass: Int64 = 8_000
+    /// The longest wait between two chunks, in µs, while the loop is behind.
+    static let longestBehindDelay: Int64 = 500
+
+    /// The wait between two chunks while behind with `waiting` connections queued: the
+    /// pass over them about ``behindPass`` longer, and the wait between ``yieldDelay`` and
+    /// ``longestBehindDelay``.
+    static func behindDelay(waiting: Int) -> TimeAmount {
+        let chunks = Int64(max(1, waiting / chunk + (waiting % chunk > 0 ? 1 : 0)))
+        return .microseconds(min(longestBehindDelay, max(yieldDelay.nanoseconds / 1_000, behindPass / chunks)))
+    }
 
     /// Stored events for this loop's subscribers of their streams, in offset order per stream.
     struct HandOff: Sendable {
@@ -79,6 +93,9 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
         var scheduled = false
         /// A batch came while connections still waited for an older one; cleared once none waits.
         var behind = false
+        /// The wait between chunks while behind, set from the connections waiting whenever
+        /// a batch's join them.
+        var behindDelay = TimeAmount.microseconds(LoopDrainer.longestBehindDelay)
     }
 
     /// The event loop whose connections this drainer writes.
@@ -153,7 +170,10 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
                 toDrain += connections
                 span?.loopDone(delivered: delivered)
             }
-            state.withLock { $0.waiting.append(contentsOf: toDrain) }
+            state.withLock { state in
+                state.waiting.append(contentsOf: toDrain)
+                if state.behind { state.behindDelay = Self.behindDelay(waiting: state.waiting.count) }
+            }
             handOff.countdown?.signal()
         }
         while let signal = state.withLock({ $0.signals.popFirst() }) {
@@ -177,7 +197,7 @@ final class LoopDrainer: Sendable, NIOScheduledCallbackHandler {
                 state.scheduled = false
                 return nil
             }
-            return state.behind ? Self.behindDelay : Self.yieldDelay
+            return state.behind ? state.behindDelay : Self.yieldDelay
         }
         if let next { drainNextChunk(in: next) }
     }
