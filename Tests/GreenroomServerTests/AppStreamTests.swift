@@ -44,6 +44,29 @@ struct AppStreamTests {
         }
     }
 
+    @Test("a batch's events reach a subscriber whole and in order, whether its connection's turn writes them joined in one buffer (a few KB) or frame by frame (over 16 KB)")
+    func batchFramesWrittenTogether() async throws {
+        try await withServer { server in
+            let bob = try await server.client("bob", grants: ["app:*"])
+            let scores = try await bob.subscribe(to: "app:scores")
+            // Each batch is handed to bob's connection at once, so its turn finds every frame:
+            // 40 small ones come to a few KB, 60 of 600–660 bytes to about 40 KB.
+            for (count, padding) in [(40, 1), (60, 600)] {
+                let items: [RawJSON] = (0..<count).map { index in
+                    ["stream": "app:scores", "type": "score",
+                     "data": ["n": .number(Double(index)), "text": .string(String(repeating: "x", count: padding + index))]]
+                }
+                let (status, answer) = try await server.rest("POST", "/v1/events", body: ["events": .array(items)])
+                #expect(status == 201, "\(answer)")
+                let events = try await collect(scores, count: count).events
+                #expect(events.count == count)
+                #expect(events.map { $0.data["n"]?.numberValue } == (0..<count).map { Double($0) })
+                #expect(events.map { $0.data["text"]?.stringValue?.count } == (0..<count).map { padding + $0 })
+                #expect(zip(events, events.dropFirst()).allSatisfy { $1.offset == $0.offset + 1 })
+            }
+        }
+    }
+
     @Test("a client whose token grants publish:app:NAME publishes over its WebSocket: stored before the reply, delivered to subscribers with publishedBy set by the server, its own idempotency keys; refused without the grant, to other streams, with bad data, and the connection goes on")
     func clientPublish() async throws {
         try await withServer { server in

@@ -212,16 +212,27 @@ final class ClientConnection: Sendable {
     /// queue's limits.
     static let drainStepBytes = 256 * 1024
 
+    /// Several frames of a drain step that come to at most this many bytes are copied into
+    /// one buffer and handed to the channel as one write.
+    ///
+    /// A fan-out that is behind leaves a few events' frames on each connection for its
+    /// turn; handed over one by one, each costs the channel's write path (its pipeline and
+    /// its list of pending writes) and an entry of the vectored write, which together cost
+    /// more than copying a few hundred bytes (BENCHMARKS.md, issue 41). Past this size (a
+    /// replay's steps) the frames go as they are: a copy would be the connection's own,
+    /// where the frames are shared by every subscriber, for as long as the socket keeps it.
+    static let joinedWriteBytes = 16 * 1024
+
     /// On the event loop: writes queued frames while the socket takes them, flushing each
     /// batch (at most ``drainStepBytes``, at least one frame). When the socket is full the
     /// queue keeps the rest, and the drain goes on when the socket takes writes again
     /// (``socketWritable()``); until then no other drain is scheduled.
     func drainOnLoop() {
         while channel.isWritable {
-            let batch = state.withLock { state -> [ByteBuffer] in
+            let (batch, bytes) = state.withLock { state -> ([ByteBuffer], Int) in
                 if state.finished || state.queue.isEmpty {
                     state.drainScheduled = false
-                    return []
+                    return ([], 0)
                 }
                 var frames: [ByteBuffer] = []
                 var bytes = 0
@@ -231,11 +242,17 @@ final class ClientConnection: Sendable {
                     frames.append(frame)
                 }
                 state.queuedBytes -= bytes
-                return frames
+                return (frames, bytes)
             }
             if batch.isEmpty { return }
             let wire = self.wire.value
-            for frame in batch { wire.write(frame) }
+            if batch.count > 1 && bytes <= Self.joinedWriteBytes {
+                var joined = channel.allocator.buffer(capacity: bytes)
+                for var frame in batch { joined.writeBuffer(&frame) }
+                wire.write(joined)
+            } else {
+                for frame in batch { wire.write(frame) }
+            }
             wire.flush()
         }
         if !channel.isActive {
