@@ -40,11 +40,22 @@ package final class DeferredWrites: Sendable {
 
     package struct State {
         var records: [RecordKey: Entry] = [:]
+        /// Every event the batch deferred, in order; those from `sentEvents` on are not sent yet.
         var events: [(event: StreamEvent, key: String?)] = []
+        var sentEvents = 0
         /// The current step's savepoint: its name, and whether it was sent.
         var savepoint: (name: String, sent: Bool)?
-        /// What the transaction knew when the current step began.
-        var atStepStart: (records: [RecordKey: Entry], events: [(event: StreamEvent, key: String?)])?
+        /// While a step runs: what each record it changed was when it began (`.some(nil)`:
+        /// not known then), and the events' two counts then. A failed step is undone from
+        /// these alone, so a step costs what it changes, not a copy of all the batch knows.
+        var undo: (records: [RecordKey: Entry?], events: Int, sentEvents: Int)?
+
+        /// Sets what the transaction knows of `key` (`nil`: nothing), noting for the
+        /// running step what it was before, once.
+        mutating func set(_ key: RecordKey, _ entry: Entry?) {
+            let old = entry.map { records.updateValue($0, forKey: key) } ?? records.removeValue(forKey: key)
+            if undo != nil, undo?.records[key] == nil { undo?.records[key] = .some(old) }
+        }
     }
 
     package let state = Locked(State())
@@ -52,22 +63,28 @@ package final class DeferredWrites: Sendable {
     /// The record as the transaction has it, if it read, prefetched or wrote it.
     package func known(_ key: RecordKey) -> Entry? { state.withLock { $0.records[key] } }
 
-    package func remember(read record: Record) { state.withLock { $0.records[RecordKey(record)] = .read(record) } }
-    package func remember(absent key: RecordKey) { state.withLock { $0.records[key] = .absent } }
-    package func write(_ record: Record) { state.withLock { $0.records[RecordKey(record)] = .written(record) } }
+    package func remember(read record: Record) { state.withLock { $0.set(RecordKey(record), .read(record)) } }
+    package func remember(absent key: RecordKey) { state.withLock { $0.set(key, .absent) } }
+    package func write(_ record: Record) { state.withLock { $0.set(RecordKey(record), .written(record)) } }
     package func deferEvent(_ event: StreamEvent, key: String?) { state.withLock { $0.events.append((event, key)) } }
 
     /// Forgets a record; returns whether it was written and not sent.
     package func forget(_ key: RecordKey) -> Bool {
         state.withLock { state in
-            guard case .written = state.records.removeValue(forKey: key) else { return false }
+            guard case .written = state.records[key] else {
+                state.set(key, nil)
+                return false
+            }
+            state.set(key, nil)
             return true
         }
     }
 
     /// Forgets every record of a kind in a scope (after they were deleted in the database).
     package func forgetAll(kind: String, scope: String) {
-        state.withLock { state in state.records = state.records.filter { $0.key.kind != kind || $0.key.scope != scope } }
+        state.withLock { state in
+            for key in state.records.keys where key.kind == kind && key.scope == scope { state.set(key, nil) }
+        }
     }
 
     /// Takes the writes to send (sorted, so that nodes lock rows in one order) and marks
@@ -78,11 +95,11 @@ package final class DeferredWrites: Sendable {
             for (key, entry) in state.records {
                 if case .written(let record) = entry {
                     records.append(record)
-                    state.records[key] = .read(record)
+                    state.set(key, .read(record))
                 }
             }
-            let events = state.events
-            state.events = []
+            let events = Array(state.events[state.sentEvents...])
+            state.sentEvents = state.events.count
             return (records.sorted { RecordKey($0) < RecordKey($1) }, events)
         }
     }
@@ -92,7 +109,7 @@ package final class DeferredWrites: Sendable {
     package func stepBegins(_ savepoint: String) {
         state.withLock { state in
             state.savepoint = (savepoint, false)
-            state.atStepStart = (state.records, state.events)
+            state.undo = ([:], state.events.count, state.sentEvents)
         }
     }
 
@@ -109,11 +126,14 @@ package final class DeferredWrites: Sendable {
     /// is undone by rolling back to its savepoint, which the answer names if it was sent).
     package func stepFailed() -> String? {
         state.withLock { state in
-            if let start = state.atStepStart {
-                state.records = start.records
-                state.events = start.events
+            if let undo = state.undo {
+                for (key, entry) in undo.records {
+                    if let entry { state.records[key] = entry } else { state.records[key] = nil }
+                }
+                state.events.removeSubrange(undo.events...)
+                state.sentEvents = undo.sentEvents
             }
-            defer { state.savepoint = nil; state.atStepStart = nil }
+            defer { state.savepoint = nil; state.undo = nil }
             return state.savepoint?.sent == true ? state.savepoint?.name : nil
         }
     }
@@ -121,7 +141,7 @@ package final class DeferredWrites: Sendable {
     /// The step succeeded: the savepoint to release, if it was sent.
     package func stepSucceeded() -> String? {
         state.withLock { state in
-            defer { state.savepoint = nil; state.atStepStart = nil }
+            defer { state.savepoint = nil; state.undo = nil }
             return state.savepoint?.sent == true ? state.savepoint?.name : nil
         }
     }
@@ -236,8 +256,10 @@ struct CombinedWrite {
         guard !events.isEmpty else { return }
         var data: [String] = []
         for (event, _) in events {
-            data.append(try event.data.jsonString())
-            notices.append(PostgresStorage.notifyPayload(event, trace: batch.trace(of: event)))
+            // The data's text is written once, for its column and its notification.
+            let json = try event.data.jsonBytes()
+            data.append(String(decoding: json, as: UTF8.self))
+            notices.append(PostgresStorage.notifyPayload(event, dataJSON: json, trace: batch.trace(of: event)))
         }
         let columns = [bind(events.map(\.event.stream)) + "::text[]", bind(events.map { Int64($0.event.offset) }) + "::int8[]",
                        bind(events.map(\.event.type)) + "::text[]", bind(data) + "::text[]",

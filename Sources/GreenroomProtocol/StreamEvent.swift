@@ -197,3 +197,28 @@ public struct SignalFrame: Encodable, Sendable {
     /// Wraps a signal.
     public init(signal: StreamSignal) { self.signal = signal }
 }
+
+extension StreamEvent {
+    /// The event's wire JSON, as `WireCoding.encode(event)` writes it (compact, keys
+    /// sorted), around `dataJSON`, its data's JSON already written once (the text a store
+    /// keeps): a writer that needs both the data's text and the whole event's writes the
+    /// data once, not twice.
+    package func wireJSON(dataJSON: [UInt8]) throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(dataJSON.count + stream.utf8.count + type.utf8.count + 96)
+        output += #"{"at":"#.utf8
+        try RawJSON.string(WireCoding.formatDate(at)).write(to: &output)
+        output += #","data":"#.utf8
+        output += dataJSON
+        output += #","epoch":"#.utf8
+        try RawJSON.string(epoch).write(to: &output)
+        output += #","offset":"#.utf8
+        output += String(offset).utf8
+        output += #","stream":"#.utf8
+        try RawJSON.string(stream).write(to: &output)
+        output += #","type":"#.utf8
+        try RawJSON.string(type).write(to: &output)
+        output.append(UInt8(ascii: "}"))
+        return output
+    }
+}

@@ -76,9 +76,14 @@ package final class BatchState: Sendable {
         package var offset: UInt64
     }
 
-    /// A copy taken when a step begins, restored when the step fails.
+    /// What a step may change, taken when it begins and restored when it fails: the
+    /// streams (a few a batch) and how many events there were. The events themselves are
+    /// not copied: a step only appends to them, so undoing it drops what it appended, and a
+    /// step costs what it appends, not a copy of the batch's events so far.
     package struct Snapshot {
-        fileprivate var state: State
+        fileprivate var streams: [String: StreamInfo]
+        fileprivate var touched: Set<String>
+        fileprivate var events: Int
     }
 
     private let state = Locked(State())
@@ -86,12 +91,27 @@ package final class BatchState: Sendable {
     /// An empty state, for one batch.
     package init() {}
 
-    package func snapshot() -> Snapshot { Snapshot(state: state.withLock { $0 }) }
-    package func restore(_ snapshot: Snapshot) { state.withLock { $0 = snapshot.state } }
+    package func snapshot() -> Snapshot {
+        state.withLock { Snapshot(streams: $0.streams, touched: $0.touched, events: $0.events.count) }
+    }
+
+    package func restore(_ snapshot: Snapshot) {
+        state.withLock { state in
+            state.streams = snapshot.streams
+            state.touched = snapshot.touched
+            guard state.events.count > snapshot.events else { return }
+            if !state.traces.isEmpty {
+                for event in state.events[snapshot.events...] {
+                    state.traces[EventPosition(stream: event.stream, offset: event.offset)] = nil
+                }
+            }
+            state.events.removeSubrange(snapshot.events...)
+        }
+    }
 
     /// The new events appended since `snapshot`.
     package func events(since snapshot: Snapshot) -> [StreamEvent] {
-        state.withLock { Array($0.events.dropFirst(snapshot.state.events.count)) }
+        state.withLock { Array($0.events[min(snapshot.events, $0.events.count)...]) }
     }
 
     /// The streams touched, with their final state, for the write-back before commit.

@@ -167,4 +167,22 @@ struct WireEncoderTests {
         #expect(ours == (try WireCoding.encoder.encode(Twice())), "\(String(decoding: ours, as: UTF8.self))")
         #expect(try RawJSON(encoding: Twice()) == (try RawJSON(json: ours)))
     }
+
+    /// An event written around its data's text is the bytes the encoder writes for it.
+    @Test("an event's wire JSON around its data's text is the encoder's")
+    func eventAroundItsData() throws {
+        let events = [
+            StreamEvent(stream: "app:scores", offset: 1, epoch: "e49c49d0", type: "goal",
+                        data: ["team": "home", "minute": 17], at: Date(timeIntervalSince1970: 1_795_439_239.932)),
+            StreamEvent(stream: "channel:\"quoted\" é / 😀", offset: UInt64.max, epoch: "", type: "type \u{1} \n \u{2028}",
+                        data: .array([.nil, .bool(false), .number(-0.5), .string("\\")]), at: Date(timeIntervalSince1970: -1.5)),
+            StreamEvent(stream: "s", offset: 0, epoch: "x", type: "t", data: .nil, at: Date(timeIntervalSince1970: 0)),
+        ]
+        for event in events {
+            let spliced = try event.wireJSON(dataJSON: try event.data.jsonBytes())
+            let encoded = Array(try WireCoding.encode(event))
+            #expect(spliced == encoded, "\(String(decoding: spliced, as: UTF8.self))")
+            #expect(try WireCoding.decode(StreamEvent.self, fromBytes: spliced).data == event.data)
+        }
+    }
 }

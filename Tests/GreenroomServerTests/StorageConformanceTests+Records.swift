@@ -184,6 +184,38 @@ extension StorageConformanceTests {
         }
     }
 
+    @Test("write batches: a step that deleted what earlier steps wrote, then failed, leaves it written; one that read a record then failed leaves it as it was", arguments: Backend.allCases)
+    func deletionsUndone(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            struct Refused: Error {}
+            let outcomes = try await storage.write([
+                WriteStep { tx in
+                    try await tx.put(Record(kind: "k", scope: "u", id: "x", data: "x1"))
+                    try await tx.put(Record(kind: "k", scope: "u", id: "y", data: "y1"))
+                },
+                WriteStep { tx in
+                    #expect(try await tx.deleteRecord(kind: "k", scope: "u", id: "x"))
+                    #expect(try await tx.deleteRecords(kind: "k", scope: "u") == 1)
+                    #expect(try await tx.record(kind: "k", scope: "u", id: "y") == nil)
+                    throw Refused()
+                },
+                WriteStep { tx in
+                    #expect(try await tx.record(kind: "k", scope: "u", id: "x")?.data == "x1")
+                    #expect(try await tx.record(kind: "k", scope: "u", id: "y")?.data == "y1")
+                    #expect(try await tx.record(kind: "k", scope: "u", id: "z") == nil)
+                    throw Refused()
+                },
+                WriteStep { tx in
+                    #expect(try await tx.record(kind: "k", scope: "u", id: "z") == nil)
+                    try await tx.put(Record(kind: "k", scope: "u", id: "z", data: "z1"))
+                },
+            ], retentionCount: 100)
+            #expect(outcomes.map { (try? $0.get()) != nil } == [true, false, false, true])
+            let stored = try await storage.records(RecordQuery(kind: "k", scope: "u", limit: 10))
+            #expect(stored.map(\.data) == ["x1", "y1", "z1"])
+        }
+    }
+
     @Test("transactions on 2 nodes: 40 concurrent read-modify-writes of one record lose nothing", arguments: Backend.allCases)
     func recordTransactions(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, database in
