@@ -6,14 +6,14 @@ import PostgresNIO
 extension PostgresStorage {
     /// What a notification carries: the whole event when it is small and has no routing,
     /// else its position; with `trace` (a W3C `traceparent`), that too, for the other nodes'
-    /// delivery spans. `dataJSON`, when given, is the event's data as JSON already written
-    /// (the text the log keeps), which the payload then carries as it is.
-    package static func notifyPayload(_ event: StreamEvent, dataJSON: [UInt8]? = nil, trace: String? = nil) -> String {
+    /// delivery spans. `dataJSON` is the event's data as JSON already written (the text the
+    /// log keeps), which the payload carries as it is.
+    package static func notifyPayload(_ event: StreamEvent, dataJSON: [UInt8], trace: String? = nil) -> String {
         // An event with routing (an audience, a revocation) goes as a hint: the wire form
         // does not carry it, and the log does.
         let traceMember = trace.map { #""traceparent":"\#($0)","# } ?? ""
         if event.audience == nil, event.revokes == nil,
-           let data = try? dataJSON.map({ try event.wireJSON(dataJSON: $0) }) ?? Array(WireCoding.encode(event)),
+           let data = try? event.wireJSON(dataJSON: dataJSON),
            data.count + traceMember.utf8.count <= maxNotifyPayload, data.first == UInt8(ascii: "{") {
             // The event's object with the trace as its first member: a traceparent is hex
             // digits and dashes, which need no escaping.

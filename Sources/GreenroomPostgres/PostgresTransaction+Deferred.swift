@@ -53,7 +53,7 @@ package final class DeferredWrites: Sendable {
         /// Sets what the transaction knows of `key` (`nil`: nothing), noting for the
         /// running step what it was before, once.
         mutating func set(_ key: RecordKey, _ entry: Entry?) {
-            let old = entry.map { records.updateValue($0, forKey: key) } ?? records.removeValue(forKey: key)
+            let old = if let entry { records.updateValue(entry, forKey: key) } else { records.removeValue(forKey: key) }
             if undo != nil, undo?.records[key] == nil { undo?.records[key] = .some(old) }
         }
     }
@@ -71,12 +71,9 @@ package final class DeferredWrites: Sendable {
     /// Forgets a record; returns whether it was written and not sent.
     package func forget(_ key: RecordKey) -> Bool {
         state.withLock { state in
-            guard case .written = state.records[key] else {
-                state.set(key, nil)
-                return false
-            }
+            let unsent = if case .written = state.records[key] { true } else { false }
             state.set(key, nil)
-            return true
+            return unsent
         }
     }
 
@@ -127,9 +124,7 @@ package final class DeferredWrites: Sendable {
     package func stepFailed() -> String? {
         state.withLock { state in
             if let undo = state.undo {
-                for (key, entry) in undo.records {
-                    if let entry { state.records[key] = entry } else { state.records[key] = nil }
-                }
+                for (key, entry) in undo.records { state.records[key] = entry }
                 state.events.removeSubrange(undo.events...)
                 state.sentEvents = undo.sentEvents
             }

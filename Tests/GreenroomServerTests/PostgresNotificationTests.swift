@@ -12,7 +12,7 @@ struct PostgresNotificationTests {
         let at = try #require(WireCoding.parseDate("2026-11-25T14:00:00.125Z"))
         let event = StreamEvent(stream: "app:scores", offset: 42, epoch: "e49c49d0", type: "goal",
                                 data: ["team": "home", "minute": 17, "scorers": ["a", "b"], "extra": .nil], at: at)
-        guard case .event(let read, _)? = PostgresEventRelay.parse(PostgresStorage.notifyPayload(event)) else {
+        guard case .event(let read, _)? = PostgresEventRelay.parse(PostgresStorage.notifyPayload(event, dataJSON: try event.data.jsonBytes())) else {
             Issue.record("the payload of a small event without routing did not read as an event")
             return
         }
@@ -20,7 +20,7 @@ struct PostgresNotificationTests {
 
         var routed = event
         routed.setRouting(audience: "alice\nbob", revokes: nil)
-        guard case .hint(let stream, let offset, _)? = PostgresEventRelay.parse(PostgresStorage.notifyPayload(routed)) else {
+        guard case .hint(let stream, let offset, _)? = PostgresEventRelay.parse(PostgresStorage.notifyPayload(routed, dataJSON: try routed.data.jsonBytes())) else {
             Issue.record("a routed event's payload did not read as a hint")
             return
         }
@@ -28,14 +28,14 @@ struct PostgresNotificationTests {
 
         // With a trace: the same event and hint, and the trace beside them.
         let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-        let traced = PostgresStorage.notifyPayload(event, trace: traceparent)
+        let traced = PostgresStorage.notifyPayload(event, dataJSON: try event.data.jsonBytes(), trace: traceparent)
         #expect(traced.contains(traceparent))
         guard case .event(let tracedRead, _)? = PostgresEventRelay.parse(traced) else {
             Issue.record("a traced event's payload did not read as an event: \(traced)")
             return
         }
         #expect(tracedRead == event)
-        let tracedHint = PostgresStorage.notifyPayload(routed, trace: traceparent)
+        let tracedHint = PostgresStorage.notifyPayload(routed, dataJSON: try routed.data.jsonBytes(), trace: traceparent)
         #expect(tracedHint.contains(traceparent))
         guard case .hint(let hintStream, let hintOffset, _)? = PostgresEventRelay.parse(tracedHint) else {
             Issue.record("a traced hint did not read as a hint: \(tracedHint)")
