@@ -159,7 +159,7 @@ public final class GreenroomServer: Sendable {
                     inner: app, grace: .seconds(max(configuration.shutdownGrace, 1)), what: "the HTTP server", logger: logger,
                     afterwards: { [openChannels = core.openChannels] in openChannels.closeAll() })),
                 .init(service: ConnectionDrainService(core: core)),
-                .init(service: ReadinessService(core: core)),
+                .init(service: ReadinessService(core: core, signals: signals)),
             ],
             gracefulShutdownSignals: signals,
             logger: logger))
@@ -175,9 +175,12 @@ public final class GreenroomServer: Sendable {
         return GreenroomServer(port: port, core: core, group: group, task: task)
     }
 
-    /// Shuts down gracefully: clients are told to reconnect, queued writes are stored,
-    /// storage is closed. Returns when everything has stopped.
+    /// Shuts down gracefully: the node turns unready for
+    /// ``ServerConfiguration/unreadyDelay``, clients are told to reconnect, queued writes are
+    /// stored, storage is closed. Returns when everything has stopped. Called again while a
+    /// shutdown waits out the unready delay, it ends the wait at once.
     public func shutdown() async throws {
+        core.readiness.shutdownRequested()
         await group.triggerGracefulShutdown()
         try await task.value
     }

@@ -8,10 +8,12 @@ import FoundationNetworking
 
 @Suite("The greenroom command", .wholeRun)
 struct CLITests {
-    @Test("serve: flags, secret and database files of mode 0600 in a directory of 0700, health, and a graceful stop on SIGTERM that turns /ready to 503 for the unready delay first")
+    @Test("serve: flags, secret and database files of mode 0600 in a directory of 0700, health, and a graceful stop on SIGTERM that turns /ready to 503 for the unready delay first, a second SIGTERM ending the delay")
     func serve() async throws {
         let directory = TestServer.makeDataDirectory() + "/nested/data"
-        let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory, "--unready-delay", "5"])
+        // A delay longer than the test could take, so that the node is sure to be still in it
+        // on a loaded machine: the second SIGTERM below ends it.
+        let (server, baseURL) = try await CLI.serve(["--port", "0", "--data-dir", directory, "--unready-delay", "3600"])
         let base = baseURL.absoluteString
         let output = server.output
         #expect(output.contains("\(directory)/app-secret"))
@@ -44,7 +46,8 @@ struct CLITests {
         let (_, alive) = try await HTTPTransport.data(for: URLRequest(url: URL(string: base + "/health")!))
         #expect(alive == 200, "still serving during the unready delay")
         #expect(server.process.exit == nil)
-        try await withTimeout(.seconds(20), "serve stops") { try await server.waitForExit() }
+        server.process.send(SIGTERM)
+        try await withTimeout(.seconds(20), "a second SIGTERM ends the delay and serve stops") { try await server.waitForExit() }
         #expect(server.process.exit == .exited(0))
         #expect(server.output.contains("Greenroom stopped"))
 

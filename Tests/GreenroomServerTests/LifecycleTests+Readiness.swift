@@ -5,9 +5,11 @@ import Greenroom
 import Testing
 
 extension LifecycleTests {
-    @Test("/ready: ready once the node listens; a shutdown makes it 503 draining at once while the node still serves its clients and admits new ones for the unready delay, then tells them to reconnect")
+    @Test("/ready: ready once the node listens; a shutdown makes it 503 draining at once while the node still serves its clients and admits new ones for the unready delay, then tells them to reconnect; a second shutdown ends the delay")
     func readiness() async throws {
-        let server = try await TestServer.start { $0.unreadyDelay = 5 }
+        // A delay longer than the test could take, so that the node is sure to be still in it
+        // on a loaded machine: the second shutdown below ends it.
+        let server = try await TestServer.start { $0.unreadyDelay = 3_600 }
         let (ready, body) = try await server.rest("GET", "/ready")
         #expect(ready == 200 && body["status"]?.stringValue == "ready")
         let raw = try RawSocket(port: server.port)
@@ -25,7 +27,11 @@ extension LifecycleTests {
         let alice = try await server.client("alice")
         #expect(try await alice.send(UserOperation.me, args: EmptyResult()).id == "alice")
         #expect(server.server.connectionCount == 2, "nobody was asked to go yet")
-        try await stopping.value
+        #expect(server.server.core.readiness.state == .draining, "still waiting out the delay")
+        try await withTimeout(.seconds(30), "a second shutdown ends the unready delay") {
+            try await server.shutdown()
+            try await stopping.value
+        }
         #expect(try await raw.readUntilClosed(timeout: .seconds(10)) == CloseCode.serverRestarting.rawValue)
         await alice.disconnect()
     }
