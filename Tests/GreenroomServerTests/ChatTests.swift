@@ -82,7 +82,9 @@ struct ChatTests {
             // Messages sent with createNewMessage go out in the order of the calls.
             let ordered = alice.channelController(for: "solo")
             for index in 1...30 { ordered.createNewMessage(text: "n\(index)") }
-            try await eventually("30 more messages are stored") {
+            // The SDK sends them one after another, each once the one before is acknowledged:
+            // on a loaded machine (the whole suite at once) that takes a while.
+            try await eventually("30 more messages are stored", timeout: .seconds(60)) {
                 (try await alice.channelController(for: "solo").loadPreviousMessages(limit: 100).items.count) == 32
             }
             let stored = try await alice.channelController(for: "solo").loadPreviousMessages(limit: 100).items.map(\.text)

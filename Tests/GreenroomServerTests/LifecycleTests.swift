@@ -10,7 +10,10 @@ import Testing
 struct LifecycleTests {
     @Test("a client that stops reading until its socket is full, then reads again, receives every event in order and is not dropped")
     func pausingReader() async throws {
-        try await withServer { server in
+        // The reader answers no ping while it reads nothing (its pongs would wait behind the
+        // events): a heartbeat longer than the test keeps a loaded machine's slow publishing
+        // from ending it as a dead client, which is not what this test is about.
+        try await withServer({ $0.heartbeatInterval = 600 }) { server in
             let reader = try RawSocket(port: server.port, receiveBufferBytes: 4096)
             let token = try await server.token("pauser", grants: ["app:burst"])
             #expect(try await reader.upgrade(path: "/v1/connect", headers: ["Authorization": "Bearer \(token)"]).status == 101)
@@ -211,11 +214,10 @@ struct LifecycleTests {
         let idle = try RawSocket(port: server.port)
         try idle.write(Array("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
         try await Task.sleep(for: .milliseconds(200))
-        let started = ContinuousClock.now
-        try await withTimeout(.seconds(30), "the shutdown") { try await server.shutdown() }
-        let took = ContinuousClock.now - started
-        // Bounded by the drain grace and the HTTP grace (1 s each), not by the clients.
-        #expect(took < .seconds(20), "took \(took)")
+        // The three never send another byte: a shutdown that waited for them would not end.
+        // It ends after the drain grace and the HTTP grace (1 s each); the bound here is only
+        // what a loaded machine may add to that.
+        try await withTimeout(.seconds(60), "the shutdown, whatever the clients hold") { try await server.shutdown() }
         #expect(try await half.readUntilEOF(timeout: .seconds(5)))
         #expect(try await partial.readUntilEOF(timeout: .seconds(5)))
         #expect(try await idle.readUntilEOF(timeout: .seconds(5)))

@@ -78,6 +78,8 @@ struct MeetingTests {
             let (_, hostMeeting, _) = try await server.joined("hostuser", meeting: "p", as: "host", mode: .SEND_AND_RECV)
             let (_, viewerMeeting, viewer) = try await server.joined("viewer", meeting: "p", as: "viewer", mode: .SIGNALLING_ONLY)
             await viewerMeeting.pubsub.subscribe(topic: "HOSTREQUESTED", forListener: viewer)
+            // The viewer's join reaches the host as an event, after the viewer's own reply.
+            try await eventually("the host sees the viewer") { hostMeeting.participants.contains { $0.id == "viewer" } }
             let participant = try #require(hostMeeting.participants.first { $0.id == "viewer" })
             // Seed 001's code, as written: a [String: String] literal.
             let senderName = hostMeeting.participants.first?.displayName ?? "Unknown"
@@ -141,6 +143,7 @@ struct MeetingTests {
             #expect(await refusal { try await viewerMeeting.unmuteMic() } == .mediaNotAllowedInMode)
             try await viewerMeeting.disableWebcam()
 
+            try await eventually("the host sees the viewer") { hostMeeting.participants.contains { $0.id == "viewer" } }
             let remote = try #require(hostMeeting.participants.first { $0.id == "viewer" })
             await MainActor.run { remote.addEventListener(host) }
             await viewerMeeting.changeMode(.SEND_AND_RECV)
@@ -161,6 +164,8 @@ struct MeetingTests {
         try await withServer { server in
             let (_, one, first) = try await server.joined("u1", meeting: "p", as: "one", mode: .SEND_AND_RECV)
             let (_, two, second) = try await server.joined("u2", meeting: "p", as: "two", mode: .SEND_AND_RECV)
+            // Two's join reaches one as an event, after two's own reply.
+            try await eventually("one sees two") { one.participants.contains { $0.id == "two" } }
             let target = try #require(one.participants.first { $0.id == "two" })
             target.pin(.CAM)
             try await second.wait("cam pinned") { $0.calls.contains("pin:two:CAM") }

@@ -11,28 +11,35 @@ struct WriterQueueTests {
         try await withServer({ $0.writeQueueLimit = 8; $0.writeQueueWait = 0.3 }) { server in
             let events = server.server.core.events
             let held = Locked(true)
+            let holding = Locked(false)
             // A change that holds the writer until the test lets it go.
             let holder = Task {
                 try await events.transact { _ in
+                    holding.withLock { $0 = true }
                     while held.value { try await Task.sleep(for: .milliseconds(5)) }
                 }
             }
-            try await Task.sleep(for: .milliseconds(100))
-            let outcomes = await withTaskGroup(of: Result<StreamEvent, any Error>.self) { group in
-                for index in 0..<40 {
-                    group.addTask {
-                        do {
-                            return .success(try await server.server.publish(stream: "app:busy", data: ["n": .number(Double(index))]))
-                        } catch {
-                            return .failure(error)
-                        }
+            // Once its body runs, the writer has taken it into a batch of its own: what comes
+            // next waits in the queue.
+            try await eventually("the writer runs the holder") { holding.value }
+            let refusedSoFar = Locked(0)
+            let publishes = (0..<40).map { index in
+                Task { () -> Result<StreamEvent, any Error> in
+                    do {
+                        return .success(try await server.server.publish(stream: "app:busy", data: ["n": .number(Double(index))]))
+                    } catch {
+                        refusedSoFar.withLock { $0 += 1 }
+                        return .failure(error)
                     }
                 }
-                // Past the refusals' wait, the writer goes on.
-                try? await Task.sleep(for: .milliseconds(1_500))
-                held.withLock { $0 = false }
-                return await group.reduce(into: []) { $0.append($1) }
             }
+            // Each publish is queued or, past the queue's wait, refused; then the writer goes on.
+            try await eventually("every publish is queued or refused", timeout: .seconds(60)) {
+                refusedSoFar.value + events.queued == 40
+            }
+            held.withLock { $0 = false }
+            var outcomes: [Result<StreamEvent, any Error>] = []
+            for publish in publishes { outcomes.append(await publish.value) }
             try await holder.value
             let stored = outcomes.compactMap { try? $0.get() }
             let refused = outcomes.compactMap { outcome -> GreenroomError? in
