@@ -24,7 +24,7 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .customLong("tls-cert"), help: "A PEM certificate (its chain after it) to serve HTTPS and wss:// (GREENROOM_TLS_CERT; needs --tls-key).") var tlsCert: String?
     @Option(name: .customLong("tls-key"), help: "The PEM private key of --tls-cert (GREENROOM_TLS_KEY).") var tlsKey: String?
     @Option(name: .customLong("max-token-lifetime"), help: "Refuse client tokens that live longer than this many seconds from iat to exp (GREENROOM_MAX_TOKEN_LIFETIME_SECONDS; no limit by default).") var maxTokenLifetime: Double?
-    @Option(name: .customLong("unready-delay"), help: "On SIGTERM, answer 503 at /ready and keep serving this many seconds before asking clients to reconnect, so a load balancer stops sending new ones first (GREENROOM_UNREADY_DELAY_SECONDS, default 0).") var unreadyDelay: Double?
+    @Option(name: .customLong("unready-delay"), help: "On SIGTERM, answer 503 at /ready and keep serving this many seconds before asking clients to reconnect, so a load balancer stops sending new ones first; a second SIGTERM or SIGINT ends the wait (GREENROOM_UNREADY_DELAY_SECONDS, default 0).") var unreadyDelay: Double?
     @Option(name: .customLong("otlp-endpoint"), help: "Export traces over OTLP/HTTP to this collector, e.g. http://127.0.0.1:4318: each command's span from its frame through its write to every node's delivery (GREENROOM_OTLP_ENDPOINT; off by default).") var otlpEndpoint: String?
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error (GREENROOM_LOG_LEVEL, default info).") var logLevel: String?
 
