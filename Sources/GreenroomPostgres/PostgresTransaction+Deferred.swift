@@ -80,7 +80,9 @@ package final class DeferredWrites: Sendable {
     /// Forgets every record of a kind in a scope (after they were deleted in the database).
     package func forgetAll(kind: String, scope: String) {
         state.withLock { state in
-            for key in state.records.keys where key.kind == kind && key.scope == scope { state.set(key, nil) }
+            // The keys first: changing the dictionary while iterating it would copy it whole.
+            let keys = state.records.keys.filter { $0.kind == kind && $0.scope == scope }
+            for key in keys { state.set(key, nil) }
         }
     }
 
@@ -88,13 +90,11 @@ package final class DeferredWrites: Sendable {
     /// the records as read.
     package func takeWrites() -> (records: [Record], events: [(event: StreamEvent, key: String?)]) {
         state.withLock { state in
-            var records: [Record] = []
-            for (key, entry) in state.records {
-                if case .written(let record) = entry {
-                    records.append(record)
-                    state.set(key, .read(record))
-                }
+            // The writes first: changing the dictionary while iterating it would copy it whole.
+            let records = state.records.values.compactMap { entry -> Record? in
+                if case .written(let record) = entry { record } else { nil }
             }
+            for record in records { state.set(RecordKey(record), .read(record)) }
             let events = Array(state.events[state.sentEvents...])
             state.sentEvents = state.events.count
             return (records.sorted { RecordKey($0) < RecordKey($1) }, events)

@@ -177,8 +177,9 @@ public final class GreenroomServer: Sendable {
 
     /// Shuts down gracefully: the node turns unready for
     /// ``ServerConfiguration/unreadyDelay``, clients are told to reconnect, queued writes are
-    /// stored, storage is closed. Returns when everything has stopped. Called again while a
-    /// shutdown waits out the unready delay, it ends the wait at once.
+    /// stored, storage is closed. Returns when everything has stopped. Called while a shutdown
+    /// (begun by an earlier call or a signal) waits out the unready delay, it ends the wait
+    /// at once.
     public func shutdown() async throws {
         core.readiness.shutdownRequested()
         await group.triggerGracefulShutdown()
