@@ -206,10 +206,27 @@ extension StreamEvent {
     package func wireJSON(dataJSON: [UInt8]) throws -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(dataJSON.count + stream.utf8.count + type.utf8.count + 96)
+        try writeWireJSON(dataJSON: dataJSON, to: &output)
+        return output
+    }
+
+    /// The event's wire JSON, as `WireCoding.encode(event)` writes it, written straight
+    /// from its fields: the fan-out and the REST reply write every stored event, and the
+    /// generic encoder builds a tree of its values first, several times the work.
+    package func wireJSON() throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(stream.utf8.count + type.utf8.count + 160)
+        try writeWireJSON(to: &output)
+        return output
+    }
+
+    /// Appends the event's wire JSON (``wireJSON()``) to `output`; `dataJSON`, when given,
+    /// is its data's JSON already written.
+    package func writeWireJSON(dataJSON: [UInt8]? = nil, to output: inout [UInt8]) throws {
         output += #"{"at":"#.utf8
         try RawJSON.string(WireCoding.formatDate(at)).write(to: &output)
         output += #","data":"#.utf8
-        output += dataJSON
+        if let dataJSON { output += dataJSON } else { try data.write(to: &output) }
         output += #","epoch":"#.utf8
         try RawJSON.string(epoch).write(to: &output)
         output += #","offset":"#.utf8
@@ -218,6 +235,18 @@ extension StreamEvent {
         try RawJSON.string(stream).write(to: &output)
         output += #","type":"#.utf8
         try RawJSON.string(type).write(to: &output)
+        output.append(UInt8(ascii: "}"))
+    }
+}
+
+extension EventFrame {
+    /// The frame's wire JSON, as `WireCoding.encode(frame)` writes it: `{"event":…}`
+    /// around the event's (``StreamEvent/writeWireJSON(dataJSON:to:)``).
+    package func wireJSON() throws -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(event.stream.utf8.count + event.type.utf8.count + 170)
+        output += #"{"event":"#.utf8
+        try event.writeWireJSON(to: &output)
         output.append(UInt8(ascii: "}"))
         return output
     }

@@ -168,8 +168,9 @@ struct WireEncoderTests {
         #expect(try RawJSON(encoding: Twice()) == (try RawJSON(json: ours)))
     }
 
-    /// An event written around its data's text is the bytes the encoder writes for it.
-    @Test("an event's wire JSON around its data's text is the encoder's")
+    /// An event written around its data's text, or straight from its fields, and the frame
+    /// that carries it, are the bytes the encoder writes for them.
+    @Test("an event's wire JSON, around its data's text or from its fields, and its frame's, are the encoder's")
     func eventAroundItsData() throws {
         let events = [
             StreamEvent(stream: "app:scores", offset: 1, epoch: "e49c49d0", type: "goal",
@@ -177,12 +178,19 @@ struct WireEncoderTests {
             StreamEvent(stream: "channel:\"quoted\" é / 😀", offset: UInt64.max, epoch: "", type: "type \u{1} \n \u{2028}",
                         data: .array([.nil, .bool(false), .number(-0.5), .string("\\")]), at: Date(timeIntervalSince1970: -1.5)),
             StreamEvent(stream: "s", offset: 0, epoch: "x", type: "t", data: .nil, at: Date(timeIntervalSince1970: 0)),
+            StreamEvent(stream: "app:fanout", offset: 42, epoch: "e", type: "bench",
+                        data: ["z": ["b": 1, "a": [1.25, "x/y", 1e21]], "é": true, "B": .nil, "t": 1_795_439_239.932_123],
+                        at: Date(timeIntervalSince1970: 253_402_300_800.5)),
         ]
         for event in events {
             let spliced = try event.wireJSON(dataJSON: try event.data.jsonBytes())
             let encoded = Array(try WireCoding.encode(event))
             #expect(spliced == encoded, "\(String(decoding: spliced, as: UTF8.self))")
             #expect(try WireCoding.decode(StreamEvent.self, fromBytes: spliced).data == event.data)
+            #expect(try event.wireJSON() == encoded)
+            let frame = try EventFrame(event: event).wireJSON()
+            let encodedFrame = Array(try WireCoding.encode(EventFrame(event: event)))
+            #expect(frame == encodedFrame, "\(String(decoding: frame, as: UTF8.self))")
         }
     }
 }

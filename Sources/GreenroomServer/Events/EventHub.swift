@@ -109,9 +109,11 @@ final class EventHub: Sendable {
         for drainer in loops { drainer.signal(signal.stream, frame: frame, metrics: metrics) }
     }
 
-    /// The WebSocket frame of `event`, made once for all its subscribers.
+    /// The WebSocket frame of `event`, made once for all its subscribers: the bytes
+    /// `WireCoding.encode(EventFrame(event:))` writes, written straight from the event's
+    /// fields (``EventFrame/wireJSON()``).
     static func encode(_ event: StreamEvent) throws -> ByteBuffer {
-        WireHandler.textFrame(try WireCoding.encode(EventFrame(event: event)))
+        WireHandler.textFrame(try EventFrame(event: event).wireJSON())
     }
 }
 
