@@ -54,6 +54,7 @@ struct Serve: AsyncParsableCommand {
             config.janusExecutable = found
         }
         try config.validate()
+        LoggingSystem.bootstrap(ServerLogHandler.init)
         var logger = Logger(label: "greenroom")
         let level = logLevel ?? ProcessInfo.processInfo.environment["GREENROOM_LOG_LEVEL"] ?? "info"
         logger.logLevel = Logger.Level(rawValue: level) ?? .info
