@@ -30,8 +30,17 @@ extension MediaNetworkTests {
                 try await engine.framesDecoded().values.reduce(0, +)
             }
             let back = ContinuousClock.now
-            try await eventually("the SDK's engine decodes again", timeout: .seconds(60)) {
-                try await engine.framesDecoded().values.reduce(0, +) > stalled.decoded + 30
+            do {
+                try await eventually("the SDK's engine decodes again", timeout: .seconds(60)) {
+                    try await engine.framesDecoded().values.reduce(0, +) > stalled.decoded + 30
+                }
+            } catch {
+                // What the SDK saw and did, and what the page's connections went through.
+                Issue.record("""
+                    the SDK's connection states \(await media.connectionStates), its ICE restarts \(await media.iceRestarts); \
+                    the page's ICE changes [role, state, ms] and its clock now: \(await engine.iceHistory())
+                    """)
+                throw error
             }
             // Said, not checked (tests never time): the issue asks for the figure.
             print("ICE restart (SDK): the engine decodes again \(ContinuousClock.now - back) after its link came back")

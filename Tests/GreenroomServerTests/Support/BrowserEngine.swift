@@ -15,7 +15,10 @@ struct BrowserEngine: MediaEngine {
           pc.addEventListener('icegatheringstatechange', () => { if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); } });
         });
         const watched = (pc, role) => {
-          pc.addEventListener('iceconnectionstatechange', () => (window.iceChanges = window.iceChanges || []).push([role, pc.iceConnectionState]));
+          pc.addEventListener('iceconnectionstatechange', () => {
+            (window.iceChanges = window.iceChanges || []).push([role, pc.iceConnectionState]);
+            (window.iceHistory = window.iceHistory || []).push([role, pc.iceConnectionState, Math.round(performance.now())]);
+          });
           return pc;
         };
         """
@@ -87,15 +90,39 @@ struct BrowserEngine: MediaEngine {
                                    roundTrip: totals["roundTrip"]?.numberValue, jitter: totals["jitter"]?.numberValue)
     }
 
-    /// The ICE state changes the page's connections recorded, read twice a second.
+    /// How long reads of a page's ICE changes may fail before ``connectionChanges()`` takes
+    /// the page for gone: longer than any link a test takes down.
+    static let pageGone: Duration = .seconds(30)
+
+    /// Every ICE state change of the page's connections so far, with the page's clock (ms),
+    /// as text: what a failing test says of them.
+    func iceHistory() async -> String {
+        let history = try? await browser.run("return [window.iceHistory || [], Math.round(performance.now())]")
+        return (try? history?.jsonString()) ?? "unreadable"
+    }
+
+    /// The ICE state changes the page's connections recorded, read twice a second until the
+    /// stream is dropped.
+    ///
+    /// A read that fails is tried again at the next turn, as a real engine's changes go on
+    /// past a glitch: a test that takes the page's link down also takes WebDriver's path to
+    /// it away (the host's route to the namespace goes with the link), and a read then may
+    /// fail; ending the stream there would leave the session never told that its
+    /// connections went down. Reads failing for ``pageGone`` end it: the page is gone.
     func connectionChanges() -> AsyncStream<MediaConnectionChange> {
         let browser = browser
         return AsyncStream { continuation in
             let poller = Task {
+                var failingSince: ContinuousClock.Instant?
                 while !Task.isCancelled {
                     guard let changes = try? await browser.run("const c = window.iceChanges || []; window.iceChanges = []; return c").arrayValue else {
-                        break
+                        let since = failingSince ?? .now
+                        if ContinuousClock.now - since > Self.pageGone { break }
+                        failingSince = since
+                        try? await Task.sleep(for: .milliseconds(500))
+                        continue
                     }
+                    failingSince = nil
                     for change in changes {
                         guard let role = change[0]?.stringValue.flatMap(MediaConnectionRole.init(rawValue:)),
                               let state = change[1]?.stringValue.flatMap(MediaConnectionState.init(rawValue:)) else { continue }
