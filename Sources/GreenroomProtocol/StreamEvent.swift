@@ -200,27 +200,19 @@ public struct SignalFrame: Encodable, Sendable {
 
 extension StreamEvent {
     /// The event's wire JSON, as `WireCoding.encode(event)` writes it (compact, keys
-    /// sorted), around `dataJSON`, its data's JSON already written once (the text a store
-    /// keeps): a writer that needs both the data's text and the whole event's writes the
-    /// data once, not twice.
-    package func wireJSON(dataJSON: [UInt8]) throws -> [UInt8] {
+    /// sorted), written straight from its fields: the fan-out and the REST reply write
+    /// every stored event, and the generic encoder builds a tree of its values first,
+    /// several times the work. `dataJSON`, when given, is its data's JSON already written
+    /// once (the text a store keeps): a writer that needs both the data's text and the
+    /// whole event's writes the data once, not twice.
+    package func wireJSON(dataJSON: [UInt8]? = nil) throws -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(dataJSON.count + stream.utf8.count + type.utf8.count + 96)
+        output.reserveCapacity((dataJSON?.count ?? 64) + stream.utf8.count + type.utf8.count + 96)
         try writeWireJSON(dataJSON: dataJSON, to: &output)
         return output
     }
 
-    /// The event's wire JSON, as `WireCoding.encode(event)` writes it, written straight
-    /// from its fields: the fan-out and the REST reply write every stored event, and the
-    /// generic encoder builds a tree of its values first, several times the work.
-    package func wireJSON() throws -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(stream.utf8.count + type.utf8.count + 160)
-        try writeWireJSON(to: &output)
-        return output
-    }
-
-    /// Appends the event's wire JSON (``wireJSON()``) to `output`; `dataJSON`, when given,
+    /// Appends the event's wire JSON (``wireJSON(dataJSON:)``) to `output`; `dataJSON`, when given,
     /// is its data's JSON already written.
     package func writeWireJSON(dataJSON: [UInt8]? = nil, to output: inout [UInt8]) throws {
         output += #"{"at":"#.utf8

@@ -110,14 +110,18 @@ struct ErrorMiddleware: RouterMiddleware {
 }
 
 /// A stored event as a JSON response: the bytes ``jsonResponse(_:status:)`` would write,
-/// written straight from its fields (``StreamEvent/wireJSON()``), as every REST publish answers.
+/// written straight from its fields (``StreamEvent/wireJSON(dataJSON:)``), as every REST
+/// publish answers.
 func jsonResponse(_ event: StreamEvent, status: HTTPResponse.Status = .ok) throws -> Response {
-    let bytes = try event.wireJSON()
-    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    jsonResponse(bytes: ByteBuffer(bytes: try event.wireJSON()), status: status)
 }
 
 /// Encodes a value as a JSON response with the wire's encoder.
 func jsonResponse(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-    let data = try WireCoding.encode(value)
-    return Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(data: data)))
+    jsonResponse(bytes: ByteBuffer(data: try WireCoding.encode(value)), status: status)
+}
+
+/// `json`, already written, as a JSON response.
+private func jsonResponse(bytes json: ByteBuffer, status: HTTPResponse.Status) -> Response {
+    Response(status: status, headers: [.contentType: "application/json"], body: .init(byteBuffer: json))
 }
