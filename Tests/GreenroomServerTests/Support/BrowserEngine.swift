@@ -15,10 +15,7 @@ struct BrowserEngine: MediaEngine {
           pc.addEventListener('icegatheringstatechange', () => { if (pc.iceGatheringState === 'complete') { clearTimeout(timer); resolve(); } });
         });
         const watched = (pc, role) => {
-          pc.addEventListener('iceconnectionstatechange', () => {
-            (window.iceChanges = window.iceChanges || []).push([role, pc.iceConnectionState]);
-            (window.iceHistory = window.iceHistory || []).push([role, pc.iceConnectionState, Math.round(performance.now())]);
-          });
+          pc.addEventListener('iceconnectionstatechange', () => (window.iceHistory = window.iceHistory || []).push([role, pc.iceConnectionState, Math.round(performance.now())]));
           return pc;
         };
         """
@@ -101,8 +98,8 @@ struct BrowserEngine: MediaEngine {
         return (try? history?.jsonString()) ?? "unreadable"
     }
 
-    /// The ICE state changes the page's connections recorded, read twice a second until the
-    /// stream is dropped.
+    /// The ICE state changes the page's connections recorded (``iceHistory()``'s), those
+    /// not read before read twice a second until the stream is dropped.
     ///
     /// A read that fails is tried again at the next turn, as a real engine's changes go on
     /// past a glitch: a test that takes the page's link down also takes WebDriver's path to
@@ -114,8 +111,12 @@ struct BrowserEngine: MediaEngine {
         return AsyncStream { continuation in
             let poller = Task {
                 var failingSince: ContinuousClock.Instant?
+                var read = 0
                 while !Task.isCancelled {
-                    guard let changes = try? await browser.run("const c = window.iceChanges || []; window.iceChanges = []; return c").arrayValue else {
+                    // A history shorter than what was read is a new page's, read from its start.
+                    let script = "const h = window.iceHistory || []; return [h.length, h.slice(h.length < \(read) ? 0 : \(read))]"
+                    guard let answer = try? await browser.run(script), let length = answer[0]?.numberValue,
+                          let changes = answer[1]?.arrayValue else {
                         let since = failingSince ?? .now
                         if ContinuousClock.now - since > Self.pageGone { break }
                         failingSince = since
@@ -123,6 +124,7 @@ struct BrowserEngine: MediaEngine {
                         continue
                     }
                     failingSince = nil
+                    read = Int(length)
                     for change in changes {
                         guard let role = change[0]?.stringValue.flatMap(MediaConnectionRole.init(rawValue:)),
                               let state = change[1]?.stringValue.flatMap(MediaConnectionState.init(rawValue:)) else { continue }
