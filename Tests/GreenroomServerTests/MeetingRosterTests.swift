@@ -97,17 +97,26 @@ struct MeetingRosterTests {
 
     @Test("a participant whose connection drops is reconnecting, comes back without leaving; gone for good, it leaves after the grace period")
     func reconnectGrace() async throws {
-        try await withServer({ $0.reconnectGrace = 3; $0.presenceTTL = 3 }) { server in
+        // Back within the grace period: a grace no reconnect on a loaded machine comes near,
+        // so the come-back cannot turn into a leave and a join.
+        try await withServer({ $0.reconnectGrace = 120 }) { server in
             let (_, watching, watcher) = try await server.joined("w", meeting: "g", as: "watcher", mode: .SIGNALLING_ONLY)
-            let (client, dropping, dropper) = try await server.joined("d", meeting: "g", as: "dropper", mode: .SEND_AND_RECV)
+            let (_, dropping, dropper) = try await server.joined("d", meeting: "g", as: "dropper", mode: .SEND_AND_RECV)
             #expect(server.server.disconnectClients(userId: "d") == 1)
             try await dropper.wait("the dropper is back") { $0.calls.filter { $0 == "state:CONNECTED" }.count == 2 }
             try await eventually("the watcher sees it back") { watching.participants.first { $0.id == "dropper" }?.isReconnecting == false }
             #expect(await watcher.snapshot.filter { $0.hasPrefix("participant") } == ["participantJoined:dropper"])
             #expect(dropping.meetingState == .CONNECTED)
+            #expect(watching.participants.map(\.id) == ["watcher", "dropper"])
+        }
+        // Gone for good: reconnecting first, then left once the grace period has passed.
+        try await withServer({ $0.reconnectGrace = 3; $0.presenceTTL = 3 }) { server in
+            let (_, watching, watcher) = try await server.joined("w", meeting: "g", as: "watcher", mode: .SIGNALLING_ONLY)
+            let (client, _, _) = try await server.joined("d", meeting: "g", as: "dropper", mode: .SEND_AND_RECV)
             await client.disconnect()
             try await eventually("the watcher sees it reconnecting") { watching.participants.first { $0.id == "dropper" }?.isReconnecting == true }
             try await watcher.wait("it left after the grace period") { $0.calls.contains("participantLeft:dropper") }
+            #expect(await watcher.snapshot.filter { $0.hasPrefix("participant") } == ["participantJoined:dropper", "participantLeft:dropper"])
             #expect(watching.participants.map(\.id) == ["watcher"])
         }
     }
