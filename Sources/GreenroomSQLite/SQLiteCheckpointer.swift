@@ -35,7 +35,7 @@ package final class SQLiteCheckpointer: Sendable {
 
     /// Opens the checkpointer's connection to the database at `path`.
     package static func open(path: String, logger: Logger) async throws -> SQLiteCheckpointer {
-        let thread = SQLiteThread()
+        let thread = SQLiteThread(name: "sqlite-checkpt")
         do {
             let handle = try await thread.run {
                 let handle = try SQLiteHandle(path: path)

@@ -26,8 +26,8 @@ public final class SQLiteStorage: GreenroomStorage {
     /// a commit does not wait for the disk (see ``Durability``).
     public static func open(path: String, durability: Durability = .disk,
                             logger: Logger = Logger(label: "greenroom.sqlite")) async throws -> SQLiteStorage {
-        let writerThread = SQLiteThread()
-        let readerThread = SQLiteThread()
+        let writerThread = SQLiteThread(name: "sqlite-writer")
+        let readerThread = SQLiteThread(name: "sqlite-reader")
         do {
             let (writer, reader) = try await writerThread.run {
                 let writer = try SQLiteHandle(path: path)

@@ -77,4 +77,26 @@ struct SQLiteStorageTests {
         #expect(try await reopened.user(id: "a")?.nickname == "Al")
         try await reopened.close()
     }
+
+    @Test("the writer's and the reader's threads carry their names, for top -H and a profile")
+    func threadNames() async throws {
+        let directory = TemporaryPaths.make("-names")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let storage = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
+        #expect(try await storage.writerThread.run { Self.currentThreadName() } == "sqlite-writer")
+        #expect(try await storage.readerThread.run { Self.currentThreadName() } == "sqlite-reader")
+        try await storage.close()
+    }
+
+    static func currentThreadName() -> String {
+        #if os(Linux)
+        let name = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+        return name.trimmingCharacters(in: .newlines)
+        #else
+        var buffer = [CChar](repeating: 0, count: 64)
+        guard pthread_getname_np(pthread_self(), &buffer, buffer.count) == 0 else { return "" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #endif
+    }
 }

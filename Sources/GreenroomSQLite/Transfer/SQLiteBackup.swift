@@ -44,7 +44,7 @@ extension SQLiteStorage {
         guard fm.createFile(atPath: partial, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw GreenroomServerError.dataDirectory("cannot create \(partial)")
         }
-        let thread = SQLiteThread()
+        let thread = SQLiteThread(name: "sqlite-backup")
         do {
             let copied: Result<(Int, Int), any Error>
             do { copied = .success(try await thread.run {

@@ -27,7 +27,7 @@ package final class SQLiteSnapshot: Sendable {
             throw GreenroomServerError.dataDirectory(
                 "\(path) is in use by a node running with durability process, or one that did not stop cleanly: stop it (or start and stop it once) first")
         }
-        let thread = SQLiteThread()
+        let thread = SQLiteThread(name: "sqlite-snapshot")
         do {
             let handle = try await thread.run {
                 let handle = try SQLiteHandle(path: path)
