@@ -80,13 +80,11 @@ struct SQLiteStorageTests {
 
     @Test("the writer's and the reader's threads carry their names, for top -H and a profile")
     func threadNames() async throws {
-        let directory = TemporaryPaths.make("-names")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let storage = try await SQLiteStorage.open(path: directory.appendingPathComponent("db.sqlite").path)
-        #expect(try await storage.writerThread.run { Self.currentThreadName() } == "sqlite-writer")
-        #expect(try await storage.readerThread.run { Self.currentThreadName() } == "sqlite-reader")
-        try await storage.close()
+        try await withStorage(.sqlite, migrate: false) { storage, _ in
+            let sqlite = try #require(storage as? SQLiteStorage)
+            #expect(try await sqlite.writerThread.run { Self.currentThreadName() } == "sqlite-writer")
+            #expect(try await sqlite.readerThread.run { Self.currentThreadName() } == "sqlite-reader")
+        }
     }
 
     static func currentThreadName() -> String {
