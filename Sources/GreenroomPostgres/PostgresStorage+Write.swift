@@ -33,8 +33,7 @@ extension PostgresStorage {
         try await writeTransaction { connection in
             let transaction = PostgresTransaction(storage: self, connection: connection)
             let deferred = transaction.deferred
-            try await transaction.prefetch(Set(steps.flatMap(\.prefetch)))
-            try await transaction.lockStreams(Set(steps.flatMap(\.streams)))
+            try await transaction.prefetch(Set(steps.flatMap(\.prefetch)), lockingStreams: Set(steps.flatMap(\.streams)))
             // A step's savepoint is sent before its first write (DeferredWrites).
             let outcomes = try await BatchState.run(
                 steps, in: transaction, batch: transaction.batch,

@@ -146,37 +146,62 @@ extension PostgresTransaction {
     /// Rows per multi-row statement: PostgreSQL takes at most 65,535 parameters.
     package static let rowsPerStatement = 1_000
 
-    /// Creates (when new) and locks the streams the batch's steps said they will append to,
-    /// in name order, in one statement.
-    package func lockStreams(_ names: Set<String>) async throws {
-        guard !names.isEmpty else { return }
-        let locked = try await raceAware { try await self.storage.lockStreams(names.sorted(), on: self.connection) }
-        for (name, info) in locked {
-            try await batch.lock(name) { _ in info }
-        }
-    }
-
     /// Reads (and locks, in key order) the records the batch's steps said they will read,
-    /// in one statement per thousand; remembers which are missing.
-    package func prefetch(_ keys: Set<RecordKey>) async throws {
+    /// remembering which are missing, then creates (when new) and locks the streams they
+    /// said they will append to, in name order: in one statement, one round trip, when the
+    /// records are at most a thousand (``rowsPerStatement``), the streams locked with the
+    /// last thousand otherwise.
+    ///
+    /// A node's batch makes its round trips one after another on the writer's connection,
+    /// so each one is part of what every batch costs (``PostgresWriter``).
+    package func prefetch(_ keys: Set<RecordKey>, lockingStreams names: Set<String>) async throws {
         let sorted = keys.sorted()
-        for start in stride(from: 0, to: sorted.count, by: Self.rowsPerStatement) {
-            let chunk = sorted[start..<min(start + Self.rowsPerStatement, sorted.count)]
+        let streams = names.sorted()
+        var start = 0
+        repeat {
+            let end = min(start + Self.rowsPerStatement, sorted.count)
+            let last = end == sorted.count
+            let chunk = sorted[start..<end]
+            let locking = last ? streams : []
+            start = end
+            guard !chunk.isEmpty || !locking.isEmpty else { continue }
             let (kinds, scopes, ids) = (chunk.map(\.kind), chunk.map(\.scope), chunk.map(\.id))
+            let epochs = locking.map { _ in RandomHex.string(bytes: 4) }
+            // The streams' insert reads the count of the locked records, so PostgreSQL locks
+            // every record before any stream: the order of separate statements, the one
+            // every node keeps. A stream's row is made when new, else locked by the no-op
+            // update, which returns it as it is.
             let rows = try await run("""
-                SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM records r
-                JOIN unnest(\(kinds)::text[], \(scopes)::text[], \(ids)::text[]) AS k(kind, scope, id)
-                  ON r.kind = k.kind COLLATE "C" AND r.scope = k.scope COLLATE "C" AND r.id = k.id COLLATE "C"
-                ORDER BY r.kind, r.scope, r.id FOR UPDATE OF r
+                WITH r AS (
+                  SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM records r
+                  JOIN unnest(\(kinds)::text[], \(scopes)::text[], \(ids)::text[]) AS k(kind, scope, id)
+                    ON r.kind = k.kind COLLATE "C" AND r.scope = k.scope COLLATE "C" AND r.id = k.id COLLATE "C"
+                  ORDER BY r.kind, r.scope, r.id FOR UPDATE OF r),
+                s AS (
+                  INSERT INTO streams (name, epoch, head, trimmed)
+                  SELECT name, epoch, 0, 0 FROM unnest(\(locking)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
+                  WHERE (SELECT count(*) FROM r) >= 0
+                  ORDER BY position
+                  ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING name, epoch, head, trimmed)
+                SELECT true, kind, scope, id, sort, tag, data, 0::int8 FROM r
+                UNION ALL
+                SELECT false, name, epoch, '', head, '', '', trimmed FROM s
                 """)
             var missing = Set(chunk)
             for row in rows {
-                let record = try PostgresStorage.decodeRecord(row)
-                deferred.remember(read: record)
-                missing.remove(RecordKey(record))
+                let (isRecord, kind, scope, id, sort, tag, data, trimmed) =
+                    try row.decode((Bool, String, String, String, Int64, String, String, Int64).self)
+                if isRecord {
+                    let record = Record(kind: kind, scope: scope, id: id, sort: sort, tag: tag, data: data)
+                    deferred.remember(read: record)
+                    missing.remove(RecordKey(record))
+                } else {
+                    let info = StreamInfo(epoch: scope, head: UInt64(clamping: sort), trimmed: UInt64(clamping: trimmed))
+                    try await batch.lock(kind) { _ in info }
+                }
             }
             for key in missing { deferred.remember(absent: key) }
-        }
+        } while start < sorted.count
     }
 
     /// Runs a statement that changes the database, after the current step's savepoint.

@@ -10,8 +10,8 @@ import PostgresNIO
 /// on there in the same turn, with no lease from the pool and no hand-off to Swift's shared
 /// threads per round trip.
 ///
-/// A node has one writer, and its batch makes five round trips one after another (`BEGIN`,
-/// the prefetch, the streams' locks, the writes, `COMMIT`), so what a round trip costs
+/// A node has one writer, and its batch makes four round trips one after another (`BEGIN`,
+/// the prefetch with the streams' locks, the writes, `COMMIT`), so what a round trip costs
 /// beyond PostgreSQL's own work bounds the node's writes. On the pool's connections (a
 /// lease per batch, a hand-off per answer) and with a statement per kind of write, `bench
 /// store` at 64 in flight stored 2,154–2,592 messages a second; with this writer and one

@@ -277,4 +277,50 @@ extension StorageConformanceTests {
             try await second.close()
         }
     }
+
+
+    @Test("a batch that prefetches more records than one statement reads (2,100 keys, 600 of them missing) finds each record in every part, knows the missing ones are missing, and appends to the streams it named, an existing one after its head in its epoch and a new one from 1", arguments: Backend.allCases)
+    func prefetchedReadsInParts(_ backend: Backend) async throws {
+        try await withStorage(backend) { storage, _ in
+            let id: @Sendable (Int) -> String = { "b" + String($0 + 10_000) }
+            try await storage.transact(retentionCount: 100) { tx in
+                for index in 0..<1_500 { try await tx.put(Record(kind: "bulk", id: id(index), data: "\(index)")) }
+                _ = try await tx.append([EventAppend(stream: "app:old", type: "t", data: .number(1))])
+            }
+            let before = try await storage.readEvents(stream: "app:old", after: 0, limit: 10)
+            let keys = (0..<2_100).map { RecordKey(kind: "bulk", id: id($0)) }
+            if let postgres = storage as? PostgresStorage {
+                // What the prefetch itself leaves the transaction knowing, before any step
+                // reads: every record of both statements, each missing key, both streams.
+                try await postgres.writeTransaction { connection in
+                    let tx = PostgresTransaction(storage: postgres, connection: connection)
+                    try await tx.prefetch(Set(keys), lockingStreams: ["app:old", "app:new"])
+                    let read = keys.filter { if case .read = tx.deferred.known($0) { true } else { false } }
+                    let absent = keys.filter { if case .absent = tx.deferred.known($0) { true } else { false } }
+                    #expect(read == Array(keys[..<1_500]) && absent == Array(keys[1_500...]))
+                    #expect(tx.batch.info("app:old") == StreamInfo(epoch: before.first?.epoch ?? "", head: 1, trimmed: 0))
+                    #expect(tx.batch.info("app:new")?.head == 0)
+                }
+            }
+            let outcomes = try await storage.write([WriteStep(prefetch: keys, streams: ["app:old", "app:new"]) { tx in
+                for index in [0, 999, 1_000, 1_499] {
+                    #expect(try await tx.record(kind: "bulk", scope: "", id: id(index))?.data == "\(index)")
+                }
+                for index in [1_500, 2_099] {
+                    #expect(try await tx.record(kind: "bulk", scope: "", id: id(index)) == nil)
+                }
+                try await tx.put(Record(kind: "bulk", id: id(2_099), data: "new"))
+                _ = try await tx.append([EventAppend(stream: "app:old", type: "t", data: .number(2)),
+                                         EventAppend(stream: "app:new", type: "t", data: .number(1))])
+            }], retentionCount: 100)
+            _ = try outcomes[0].get()
+            let old = try await storage.readEvents(stream: "app:old", after: 0, limit: 10)
+            #expect(old.map(\.offset) == [1, 2])
+            #expect(Set(old.map(\.epoch)) == Set(before.map(\.epoch)) && before.count == 1)
+            let new = try await storage.readEvents(stream: "app:new", after: 0, limit: 10)
+            #expect(new.map(\.offset) == [1])
+            #expect(try await storage.record(kind: "bulk", scope: "", id: id(2_099))?.data == "new")
+            #expect(try await storage.countRecords(RecordQuery(kind: "bulk", scope: "", limit: 3_000)) == 1_501)
+        }
+    }
 }
