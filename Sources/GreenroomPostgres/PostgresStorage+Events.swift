@@ -25,23 +25,6 @@ extension PostgresStorage {
         return (try? RawJSON.dictionary(hint).jsonString()) ?? ""
     }
 
-    /// Creates the streams' rows where needed and locks them for the transaction, in the
-    /// order given, in one statement: a row made when new, else locked by the no-op update
-    /// (which returns it as it is).
-    package func lockStreams(_ names: [String], on connection: PostgresConnection) async throws -> [(name: String, info: StreamInfo)] {
-        let epochs = names.map { _ in RandomHex.string(bytes: 4) }
-        let rows = try await connection.query("""
-            INSERT INTO streams (name, epoch, head, trimmed)
-            SELECT name, epoch, 0, 0 FROM unnest(\(names)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
-            ORDER BY position
-            ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING name, epoch, head, trimmed
-            """, logger: logger).collect()
-        return try rows.map { row in
-            let (name, epoch, head, trimmed) = try row.decode((String, String, Int64, Int64).self)
-            return (name, StreamInfo(epoch: epoch, head: UInt64(head), trimmed: UInt64(trimmed)))
-        }
-    }
-
     package static func decodeEvent(_ row: PostgresRow, stream: String, epoch: String) throws -> StreamEvent {
         let (seq, type, data, at, audience, revokes) = try row.decode((Int64, String, String, Double, String?, String?).self)
         var event = StreamEvent(stream: stream, offset: UInt64(seq), epoch: epoch, type: type, data: try RawJSON(json: data), at: Date(timeIntervalSince1970: at))

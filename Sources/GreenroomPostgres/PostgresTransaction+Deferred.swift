@@ -160,48 +160,62 @@ extension PostgresTransaction {
         var start = 0
         repeat {
             let end = min(start + Self.rowsPerStatement, sorted.count)
-            let last = end == sorted.count
             let chunk = sorted[start..<end]
-            let locking = last ? streams : []
+            let locking = end == sorted.count ? streams : []
             start = end
             guard !chunk.isEmpty || !locking.isEmpty else { continue }
-            let (kinds, scopes, ids) = (chunk.map(\.kind), chunk.map(\.scope), chunk.map(\.id))
-            let epochs = locking.map { _ in RandomHex.string(bytes: 4) }
-            // The streams' insert reads the count of the locked records, so PostgreSQL locks
-            // every record before any stream: the order of separate statements, the one
-            // every node keeps. A stream's row is made when new, else locked by the no-op
-            // update, which returns it as it is.
-            let rows = try await run("""
-                WITH r AS (
-                  SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM records r
-                  JOIN unnest(\(kinds)::text[], \(scopes)::text[], \(ids)::text[]) AS k(kind, scope, id)
-                    ON r.kind = k.kind COLLATE "C" AND r.scope = k.scope COLLATE "C" AND r.id = k.id COLLATE "C"
-                  ORDER BY r.kind, r.scope, r.id FOR UPDATE OF r),
-                s AS (
-                  INSERT INTO streams (name, epoch, head, trimmed)
-                  SELECT name, epoch, 0, 0 FROM unnest(\(locking)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
-                  WHERE (SELECT count(*) FROM r) >= 0
-                  ORDER BY position
-                  ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING name, epoch, head, trimmed)
-                SELECT true, kind, scope, id, sort, tag, data, 0::int8 FROM r
-                UNION ALL
-                SELECT false, name, epoch, '', head, '', '', trimmed FROM s
-                """)
             var missing = Set(chunk)
-            for row in rows {
-                let (isRecord, kind, scope, id, sort, tag, data, trimmed) =
-                    try row.decode((Bool, String, String, String, Int64, String, String, Int64).self)
-                if isRecord {
-                    let record = Record(kind: kind, scope: scope, id: id, sort: sort, tag: tag, data: data)
+            for row in try await lockRows(chunk, streams: locking) {
+                switch row {
+                case .record(let record):
                     deferred.remember(read: record)
                     missing.remove(RecordKey(record))
-                } else {
-                    let info = StreamInfo(epoch: scope, head: UInt64(clamping: sort), trimmed: UInt64(clamping: trimmed))
-                    try await batch.lock(kind) { _ in info }
+                case .stream(let name, let info):
+                    try await batch.lock(name) { _ in info }
                 }
             }
             for key in missing { deferred.remember(absent: key) }
         } while start < sorted.count
+    }
+
+    /// A row of ``lockRows(_:streams:)``.
+    package enum LockedRow {
+        case record(Record)
+        case stream(name: String, info: StreamInfo)
+    }
+
+    /// Reads and locks the records at `keys` (those that exist), in key order, then creates
+    /// the rows of `streams` where new and locks them, in the order given, in one
+    /// statement: a stream's row is made when new, else locked by the no-op update, which
+    /// returns it as it is.
+    package func lockRows(_ keys: some Collection<RecordKey>, streams: [String]) async throws -> [LockedRow] {
+        let (kinds, scopes, ids) = (keys.map(\.kind), keys.map(\.scope), keys.map(\.id))
+        let epochs = streams.map { _ in RandomHex.string(bytes: 4) }
+        // The streams' insert reads the count of the locked records, so PostgreSQL locks
+        // every record before any stream (an InitPlan, run before the insert's first row),
+        // the order every node keeps.
+        let rows = try await run("""
+            WITH r AS (
+              SELECT r.kind, r.scope, r.id, r.sort, r.tag, r.data FROM records r
+              JOIN unnest(\(kinds)::text[], \(scopes)::text[], \(ids)::text[]) AS k(kind, scope, id)
+                ON r.kind = k.kind COLLATE "C" AND r.scope = k.scope COLLATE "C" AND r.id = k.id COLLATE "C"
+              ORDER BY r.kind, r.scope, r.id FOR UPDATE OF r),
+            s AS (
+              INSERT INTO streams (name, epoch, head, trimmed)
+              SELECT name, epoch, 0, 0 FROM unnest(\(streams)::text[], \(epochs)::text[]) WITH ORDINALITY AS s(name, epoch, position)
+              WHERE (SELECT count(*) FROM r) >= 0
+              ORDER BY position
+              ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING name, epoch, head, trimmed)
+            SELECT true, kind, scope, id, sort, tag, data, 0::int8 FROM r
+            UNION ALL
+            SELECT false, name, epoch, '', head, '', '', trimmed FROM s
+            """)
+        return try rows.map { row in
+            let (isRecord, kind, scope, id, sort, tag, data, trimmed) =
+                try row.decode((Bool, String, String, String, Int64, String, String, Int64).self)
+            if isRecord { return .record(Record(kind: kind, scope: scope, id: id, sort: sort, tag: tag, data: data)) }
+            return .stream(name: kind, info: StreamInfo(epoch: scope, head: UInt64(clamping: sort), trimmed: UInt64(clamping: trimmed)))
+        }
     }
 
     /// Runs a statement that changes the database, after the current step's savepoint.

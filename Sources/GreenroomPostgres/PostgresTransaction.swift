@@ -88,10 +88,8 @@ package final class PostgresTransaction: StorageTransaction {
     /// Creates the stream's row when new and locks it. No savepoint is needed: a stream's
     /// row, made here with nothing in it, is what reading a new stream makes too.
     private func lockStream(_ name: String) async throws -> StreamInfo {
-        guard let info = try await raceAware({ try await self.storage.lockStreams([name], on: self.connection) }).first?.info else {
-            throw GreenroomServerError.storage("stream \(name) vanished")
-        }
-        return info
+        for case .stream(_, let info) in try await lockRows([RecordKey](), streams: [name]) { return info }
+        throw GreenroomServerError.storage("stream \(name) vanished")
     }
 
     package func presenceEntry(stream: String, clientId: String) async throws -> PresenceEntry? {

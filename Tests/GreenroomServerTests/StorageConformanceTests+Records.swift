@@ -278,7 +278,6 @@ extension StorageConformanceTests {
         }
     }
 
-
     @Test("a batch that prefetches more records than one statement reads (2,100 keys, 600 of them missing) finds each record in every part, knows the missing ones are missing, and appends to the streams it named, an existing one after its head in its epoch and a new one from 1", arguments: Backend.allCases)
     func prefetchedReadsInParts(_ backend: Backend) async throws {
         try await withStorage(backend) { storage, _ in
