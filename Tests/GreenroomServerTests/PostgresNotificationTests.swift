@@ -58,4 +58,51 @@ struct PostgresNotificationTests {
             #expect(PostgresEventRelay.parse(payload) == nil, "\(payload)")
         }
     }
+
+    @Test("a node finds its own events' stream and offset from the payload's ends; other payloads are read whole")
+    func ownEvents() throws {
+        let at = try #require(WireCoding.parseDate("2026-12-03T16:00:00.5Z"))
+        let origin = "0123456789abcdef"
+        let prefix = PostgresStorage.ownPayloadPrefix(origin: origin)
+        let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+        // Streams and types a backward read could mistake: quotes, backslashes, the keys'
+        // own text inside them, and data holding members of the same names.
+        let events = [
+            StreamEvent(stream: "app:scores", offset: 1, epoch: "e1", type: "goal", data: ["n": 1], at: at),
+            StreamEvent(stream: #"app:a","type":"b"#, offset: 98_765, epoch: "e2", type: #"t","stream":"x"#,
+                        data: ["offset": 5, "stream": "app:other", "type": "x", "nested": ["type": #"q\"#]], at: at),
+            StreamEvent(stream: #"app:back\slash\"#, offset: 9_007_199_254_740_991, epoch: "e3", type: #"\"#, data: [:], at: at),
+            StreamEvent(stream: "app:ünïcödé\u{1F600}", offset: 7, epoch: "e4", type: "😀", data: ["s": #"\","offset":3,"#], at: at),
+        ]
+        for event in events {
+            let data = try event.data.jsonBytes()
+            for trace in [nil, traceparent] {
+                let payload = PostgresStorage.notifyPayload(event, dataJSON: data, trace: trace, origin: origin)
+                let position = try #require(PostgresStorage.ownEventPosition(payload, prefix: prefix), "\(payload)")
+                #expect(position.stream == event.stream && position.offset == event.offset, "\(payload)")
+                // Another node reads the marked payload as the same event.
+                guard case .event(let read, _)? = PostgresEventRelay.parse(payload, ownOrigin: "fedcba9876543210") else {
+                    Issue.record("a marked payload did not read as an event: \(payload)")
+                    continue
+                }
+                #expect(read == event)
+                // Not this node's: another origin, or no origin at all.
+                #expect(PostgresStorage.ownEventPosition(payload, prefix: PostgresStorage.ownPayloadPrefix(origin: "fedcba9876543210")) == nil)
+                #expect(PostgresStorage.ownEventPosition(PostgresStorage.notifyPayload(event, dataJSON: data, trace: trace), prefix: prefix) == nil)
+            }
+            // A routed event goes as a hint, which is read whole.
+            var routed = event
+            routed.setRouting(audience: "alice", revokes: nil)
+            #expect(PostgresStorage.ownEventPosition(PostgresStorage.notifyPayload(routed, dataJSON: data, origin: origin), prefix: prefix) == nil)
+        }
+        // This node's signal, and payloads that only begin like its events'.
+        for payload in [#"{"origin":"0123456789abcdef","signal":{"stream":"app:x","type":"typing","data":{}}}"#,
+                        #"{"origin":"0123456789abcdef","#, #"{"origin":"0123456789abcdef",}"#,
+                        #"{"origin":"0123456789abcdef","type":"t"}"#, #"{"origin":"0123456789abcdef","stream":"s","type":"t"}"#,
+                        #"{"origin":"0123456789abcdef","offset":,"stream":"s","type":"t"}"#,
+                        #"{"origin":"0123456789abcdef","offset":99999999999999999999999,"stream":"s","type":"t"}"#,
+                        #"{"origin":"0123456789abcdef","offset":1,"stream":s","type":"t"}"#] {
+            #expect(PostgresStorage.ownEventPosition(payload, prefix: prefix) == nil, "\(payload)")
+        }
+    }
 }
