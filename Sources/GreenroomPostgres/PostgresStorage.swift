@@ -16,10 +16,6 @@ public final class PostgresStorage: GreenroomStorage {
     public static let notifyChannel = "greenroom_events"
     /// Payloads up to this size carry the whole event; larger ones only its position.
     package static let maxNotifyPayload = 7_000
-    /// This storage's mark on the notifications of the events it writes (the first member
-    /// of each event's payload), by which its node's relay knows its own: it has offered
-    /// them to its hub already, and need not read them again (``notifyPayload(_:dataJSON:trace:origin:)``).
-    package let origin = RandomHex.string(bytes: 8)
 
     package let client: PostgresClient
     package let location: DatabaseURL

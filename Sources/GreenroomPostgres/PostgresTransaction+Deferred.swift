@@ -240,7 +240,7 @@ extension PostgresTransaction {
         guard !records.isEmpty || !events.isEmpty || !heads.isEmpty else { return }
         var statement = CombinedWrite()
         statement.upsert(records)
-        try statement.insert(events, batch: batch, origin: storage.origin)
+        try statement.insert(events, batch: batch)
         statement.setHeads(heads)
         _ = try await change(statement.query())
     }
@@ -285,16 +285,15 @@ struct CombinedWrite {
             """)
     }
 
-    /// Inserts `events` (with their idempotency keys) and notifies the nodes of them, the
-    /// payloads marked with `origin` (the writing storage's).
-    mutating func insert(_ events: [(event: StreamEvent, key: String?)], batch: BatchState, origin: String) throws {
+    /// Inserts `events` (with their idempotency keys) and notifies the nodes of them.
+    mutating func insert(_ events: [(event: StreamEvent, key: String?)], batch: BatchState) throws {
         guard !events.isEmpty else { return }
         var data: [String] = []
         for (event, _) in events {
             // The data's text is written once, for its column and its notification.
             let json = try event.data.jsonBytes()
             data.append(String(decoding: json, as: UTF8.self))
-            notices.append(PostgresStorage.notifyPayload(event, dataJSON: json, trace: batch.trace(of: event), origin: origin))
+            notices.append(PostgresStorage.notifyPayload(event, dataJSON: json, trace: batch.trace(of: event)))
         }
         let columns = [bind(events.map(\.event.stream)) + "::text[]", bind(events.map { Int64($0.event.offset) }) + "::int8[]",
                        bind(events.map(\.event.type)) + "::text[]", bind(data) + "::text[]",

@@ -154,39 +154,6 @@ struct MultiNodeTests {
         }
     }
 
-    @Test("a node sets aside the notifications of its own events, and every event still reaches both nodes in order")
-    func ownNotificationsSetAside() async throws {
-        try await withCluster { url, directory in
-            let one = try await node(url, directory)
-            let two = try await node(url, directory)
-            try await waitForListeners(url, nodes: 2)
-            let relayOne = try #require(one.server.core.broker as? PostgresEventRelay)
-            let relayTwo = try #require(two.server.core.broker as? PostgresEventRelay)
-            // A stream nobody follows: each of node one's notifications of it needs nothing.
-            for index in 1...20 { try await one.server.publish(stream: "app:quiet", data: .number(Double(index))) }
-            try await eventually("node one sets aside its own 20 notifications") { relayOne.ownNotificationsSkipped >= 20 }
-            // Followed on both nodes: node one's own arrive by its writer (their notifications
-            // set aside once published, or read when they come first), node two reads them.
-            let alice = try await one.client("alice", grants: ["app:room"])
-            let bob = try await two.client("bob", grants: ["app:room"])
-            let onOne = try await alice.subscribe(to: "app:room")
-            let onTwo = try await bob.subscribe(to: "app:room")
-            let twoSetAside = relayTwo.ownNotificationsSkipped
-            for index in 1...30 { try await one.server.publish(stream: "app:room", data: .number(Double(index))) }
-            for subscription in [onOne, onTwo] {
-                let (events, _) = try await collect(subscription, count: 30)
-                #expect(events.map(\.offset) == Array(1...30))
-                #expect(events.map { Int($0.data.numberValue ?? 0) } == Array(1...30))
-            }
-            // Node one's events are never node two's own: it read every one of them.
-            #expect(relayTwo.ownNotificationsSkipped == twoSetAside)
-            await alice.disconnect()
-            await bob.disconnect()
-            try await one.shutdown()
-            try await two.shutdown()
-        }
-    }
-
     /// Ends every node's LISTEN connection to the database of `url`; notifications sent
     /// before a node's listener connects again are lost to it.
     func cutListeners(_ url: String) async throws {

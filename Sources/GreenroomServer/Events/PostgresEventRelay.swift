@@ -47,20 +47,14 @@ final class PostgresEventRelay: Service, Sendable {
     /// Signals of this node to announce to the others, in order.
     private let outgoing: AsyncStream<String>
     private let outgoingContinuation: AsyncStream<String>.Continuation
-    /// This node's mark on its signals and its events' notifications (its storage's), so
-    /// that it does not deliver its own signals twice nor read its own events again.
-    var origin: String { storage.origin }
-    /// The first bytes of this node's own events' notifications.
-    private let ownPrefix: [UInt8]
-    /// How many of this node's own events' notifications were set aside unread (tests read it).
-    private let ownSkipped = Locked(0)
+    /// This relay's mark on its signals, so that it does not deliver its own twice.
+    let origin = RandomHex.string(bytes: 8)
 
     init(storage: PostgresStorage, hub: EventHub, metrics: ServerMetrics, logger: Logger) {
         self.storage = storage
         self.hub = hub
         self.metrics = metrics
         self.logger = logger
-        ownPrefix = PostgresStorage.ownPayloadPrefix(origin: storage.origin)
         (inputs, continuation) = AsyncStream.makeStream(of: Input.self)
         // Signals are best effort: when the database falls behind, the oldest wait and the
         // newest beyond a thousand are dropped.
@@ -140,7 +134,6 @@ final class PostgresEventRelay: Service, Sendable {
                     attempt = 0
                     self.continuation.yield(.catchUp)
                     for try await notification in notifications {
-                        if self.isOwnAndHandled(notification.payload) { continue }
                         if let input = Self.parse(notification.payload, ownOrigin: self.origin, tracer: self.hub.tracer) { self.continuation.yield(input) }
                     }
                 }
@@ -153,36 +146,14 @@ final class PostgresEventRelay: Service, Sendable {
         }
     }
 
-    /// Whether `payload` is the notification of an event this node wrote that needs nothing
-    /// more: its stream has no subscriber here, or the relay published it already (the
-    /// writer offers its events as it commits them, ``offer(_:trace:)``). Such a payload is
-    /// not read: every node hears its own events' notifications too, and reading them took
-    /// 8% of the samples of a node's shared threads while it stored chat messages (`bench
-    /// store` on PostgreSQL, `perf record`). Anything else is read whole: another node's
-    /// event, a hint, a signal, and an event of this node that the notification brings
-    /// first, which it then delivers.
-    private func isOwnAndHandled(_ payload: String) -> Bool {
-        guard let (stream, offset) = PostgresStorage.ownEventPosition(payload, prefix: ownPrefix) else { return false }
-        // No subscriber here: the offer found none either, and one that subscribes from now
-        // on replays from the log, which holds the event since its commit sent this.
-        let handled = hub.subscriberCount(stream) == 0 || published.withLock { ($0.last[stream] ?? 0) >= offset }
-        if handled { ownSkipped.withLock { $0 += 1 } }
-        return handled
-    }
-
-    /// How many of this node's own events' notifications it set aside unread
-    /// (``isOwnAndHandled(_:)``).
-    var ownNotificationsSkipped: Int { ownSkipped.withLock { $0 } }
-
     /// What a notification's payload says: a whole event, or a hint naming a stream's
     /// offset; `nil` when it is neither. With a `tracer`, a `traceparent` it carries becomes
     /// the input's trace.
     ///
-    /// Read in one pass by ``RawJSON``'s parser: every node reads every notification but
-    /// those of its own events it sets aside (``isOwnAndHandled(_:)``), and with
-    /// Foundation's `JSONDecoder` reading them all took 11.7% of a node's CPU while it
-    /// stored chat messages (`bench store` on PostgreSQL, `perf record`), 4.3% with this
-    /// parser.
+    /// Read in one pass by ``RawJSON``'s parser: every node reads every notification,
+    /// its own appends' included, and with Foundation's `JSONDecoder` reading them took
+    /// 11.7% of a node's CPU while it stored chat messages (`bench store` on PostgreSQL,
+    /// `perf record`), 4.3% with this parser.
     static func parse(_ payload: String, ownOrigin: String = "", tracer: (any Tracer)? = nil) -> Input? {
         guard let value = try? RawJSON(json: payload) else { return nil }
         if let signal = value["signal"] {
