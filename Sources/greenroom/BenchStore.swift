@@ -67,8 +67,10 @@ struct BenchStore: AsyncParsableCommand {
             } while before != nil
         }
         for client in clients { await client.disconnect() }
+        // The bench knows the storage only of a server it started itself.
+        let storageName = options.server != nil ? "the measured server's" : options.database == nil ? "sqlite" : "postgres"
         var figures: [String: RawJSON] = [
-            "bench": "store", "storage": .string(options.database == nil ? "sqlite" : "postgres"),
+            "bench": "store", "storage": .string(storageName),
             "messages": .number(Double(messages)), "concurrency": .number(Double(concurrency)),
             "failed": .number(Double(failures)), "stored": .number(Double(stored)), "seconds": BenchReport.rounded(seconds),
             "storedPerSecond": BenchReport.rounded(Double(messages) / seconds, 0),
