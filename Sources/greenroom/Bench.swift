@@ -22,6 +22,12 @@ struct BenchOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "The measured server's data directory.") var dataDir: String?
     @Option(help: "Start the server on this PostgreSQL database instead of SQLite.") var database: String?
     @Option(help: "Start the server with this durability: disk (the default) or process.") var durability: String?
+
+    /// The storage of the server the bench starts, `sqlite` or `postgres`; `nil` for a
+    /// server given with --server, whose storage the bench does not know.
+    var startedStorage: String? {
+        server != nil ? nil : database == nil ? "sqlite" : "postgres"
+    }
 }
 
 /// The server under measurement: a child `greenroom serve` (so that its CPU and memory are

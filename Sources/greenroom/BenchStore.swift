@@ -20,7 +20,7 @@ struct BenchStore: AsyncParsableCommand {
         let target = try await BenchTarget.start(options)
         defer { target.stop() }
         let run = UUID().uuidString.prefix(8)
-        BenchReport.progress("sending \(messages) chat messages, \(concurrency) in flight, over \(streams) channels, on \(options.database == nil && options.server == nil ? "SQLite" : "the given storage")")
+        BenchReport.progress("sending \(messages) chat messages, \(concurrency) in flight, over \(streams) channels, on \(options.startedStorage == "sqlite" ? "SQLite" : "the given storage")")
         var controllers: [ChatChannelController] = []
         var clients: [GreenroomClient] = []
         for index in 0..<streams {
@@ -67,10 +67,8 @@ struct BenchStore: AsyncParsableCommand {
             } while before != nil
         }
         for client in clients { await client.disconnect() }
-        // The bench knows the storage only of a server it started itself.
-        let storageName = options.server != nil ? "the measured server's" : options.database == nil ? "sqlite" : "postgres"
         var figures: [String: RawJSON] = [
-            "bench": "store", "storage": .string(storageName),
+            "bench": "store", "storage": .string(options.startedStorage ?? "the measured server's"),
             "messages": .number(Double(messages)), "concurrency": .number(Double(concurrency)),
             "failed": .number(Double(failures)), "stored": .number(Double(stored)), "seconds": BenchReport.rounded(seconds),
             "storedPerSecond": BenchReport.rounded(Double(messages) / seconds, 0),
